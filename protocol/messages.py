@@ -1,0 +1,198 @@
+"""Protocol v1 messages: msgspec tagged unions, one encoder and decoder built once.
+
+Referee -> bot: hello, request, rejected, deal_over, match_over, shutdown.
+Bot -> referee: ready, play.  A `play` carries a list of operations that the referee
+validates and applies atomically (all or nothing).
+"""
+from typing import Any, Literal, Union
+
+import msgspec
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
+
+
+class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True):
+    """Base of the operations a `play` may hold."""
+
+
+class Draw(_Op, tag="draw"):
+    """Take cards: from the stock, or from a discard pile (`depth` > 1 takes that many cards from the top)."""
+    source: Literal["stock", "discard"] = "stock"
+    pile: int = 0
+    depth: int = 1
+
+
+class Meld(_Op, tag="meld"):
+    """Put a new combination on the table. `identities` names, in order, what each wild card stands for."""
+    cards: list[str]
+    identities: list[str] | None = None
+    kind: Literal["set", "run"] | None = None
+
+
+class LayOff(_Op, tag="layoff"):
+    """Add cards from hand to the table meld `meld` (its id)."""
+    meld: int
+    cards: list[str]
+    identities: list[str] | None = None
+
+
+class Exchange(_Op, tag="exchange"):
+    """Put the natural `card` into meld `meld` in place of the wild card standing for it; the wild card goes to hand."""
+    meld: int
+    card: str
+
+
+class Discard(_Op, tag="discard"):
+    """Put `card` face up on discard pile `pile`; ends the turn."""
+    card: str
+    pile: int = 0
+
+
+class Knock(_Op, tag="knock"):
+    """End the deal by knocking (knock variants); `discard` is the card discarded with the knock."""
+    discard: str | None = None
+
+
+class Pass(_Op, tag="pass"):
+    """Decline: a claim, a bid, an offered card."""
+
+
+class Claim(_Op, tag="claim"):
+    """Claim a card out of turn (variants with claims)."""
+
+
+class Bid(_Op, tag="bid"):
+    """A bid or a choice among named values (variants with bidding or between-deal decisions)."""
+    value: int | str
+
+
+Op = Union[Draw, Meld, LayOff, Exchange, Discard, Knock, Pass, Claim, Bid]
+
+
+class Message(msgspec.Struct, tag_field="type", omit_defaults=True):
+    """Base of every protocol message."""
+
+
+class Limits(msgspec.Struct, omit_defaults=True):
+    """Time limits in seconds."""
+    move_time: float
+    bank: float
+    startup_time: float
+
+
+class Hello(Message, tag="hello"):
+    """First message to a bot: who it is and what is played."""
+    protocol: int
+    variant: str
+    rules_version: int
+    seat: int
+    players: int
+    options: dict[str, Any]
+    limits: Limits
+    seed: int | None = None
+
+
+class Decision(msgspec.Struct, omit_defaults=True):
+    """What is asked: `kind` and `phase`, the legal single-operation plays when they are few, and constraints."""
+    kind: str
+    phase: str = ""
+    options: list[Op] | None = None
+    constraints: dict[str, Any] = {}
+
+
+class Clock(msgspec.Struct):
+    """The seat's remaining time: per-decision limit and match bank, in seconds."""
+    move_time: float
+    bank: float
+
+
+class Request(Message, tag="request"):
+    """Ask the bot for a decision. `view` is everything the seat may know; `events` the public events since its last request."""
+    id: int
+    decision: Decision
+    view: dict[str, Any]
+    events: list[dict[str, Any]]
+    clock: Clock
+
+
+class Rejected(Message, tag="rejected"):
+    """The play of request `id` broke `rule`; with retries left the bot is asked again."""
+    id: int
+    rule: str
+    message: str
+    retries_left: int
+
+
+class DealOver(Message, tag="deal_over"):
+    """A deal ended: per-seat deal scores, running totals and the revealed hands."""
+    deal: int
+    scores: list[float]
+    totals: list[float]
+    winner: int | None = None
+    hands: list[list[str]] = []
+    detail: dict[str, Any] = {}
+
+
+class MatchOver(Message, tag="match_over"):
+    """The match ended: final totals, ranks (1 = best) and faults by seat."""
+    totals: list[float]
+    ranks: list[int]
+    faults: list[str | None]
+
+
+class Shutdown(Message, tag="shutdown"):
+    """The bot should exit now."""
+    reason: str = "match over"
+
+
+class Ready(Message, tag="ready", forbid_unknown_fields=False):
+    """A bot's answer to hello."""
+    name: str = ""
+    version: str = ""
+    protocol: int = PROTOCOL_VERSION
+
+
+class Play(Message, tag="play", forbid_unknown_fields=False):
+    """A bot's answer to request `id`: operations applied atomically in order."""
+    id: int
+    ops: list[Op]
+
+
+ToBot = Union[Hello, Request, Rejected, DealOver, MatchOver, Shutdown]
+FromBot = Union[Ready, Play]
+
+_encoder = msgspec.json.Encoder()
+_from_bot = msgspec.json.Decoder(FromBot)
+_to_bot = msgspec.json.Decoder(ToBot)
+_op_decoder = msgspec.json.Decoder(Op)
+
+
+def encode(msg: msgspec.Struct) -> bytes:
+    """One JSON line, newline-terminated."""
+    return _encoder.encode(msg) + b"\n"
+
+
+def decode_from_bot(line: bytes) -> Ready | Play:
+    """Decode one line a bot wrote; raises msgspec.ValidationError / DecodeError."""
+    return _from_bot.decode(line)
+
+
+def decode_to_bot(line: bytes) -> Hello | Request | Rejected | DealOver | MatchOver | Shutdown:
+    """Decode one line the referee wrote (for bots and tests)."""
+    return _to_bot.decode(line)
+
+
+def to_builtins(obj: Any) -> Any:
+    """Plain JSON-compatible data of a message or op."""
+    return msgspec.to_builtins(obj)
+
+
+def op_from_builtins(data: Any) -> Op:
+    """Convert plain data (as read from a game record) into an op."""
+    return msgspec.convert(data, Op)
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every message in both directions."""
+    return msgspec.json.schema(Union[ToBot, FromBot])

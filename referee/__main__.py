@@ -1,0 +1,4 @@
+"""`python -m referee` runs the romis command line."""
+from referee.cli import main
+
+main()

@@ -1,0 +1,237 @@
+"""The draw-meld-discard family: draw, table plays (melds, lay-offs, joker exchanges), discard.
+
+Variants of the family are declarative subclasses of `DrawMeldDiscard` (see variants/classic.py);
+the hooks below have the classic behaviour as their default.
+"""
+import random
+from typing import Any
+
+from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op
+from referee.cards import deck, rank, shuffled
+from referee.engine import Game, Option, derive_seed
+from referee.errors import IllegalAction
+from referee.melds import MeldRules, TableMeld, exchange, lay_off, new_meld
+
+PIP_VALUES = {1: 11, 11: 10, 12: 10, 13: 10}
+
+
+class DrawMeldDiscard(Game):
+    """Engine of the draw-meld-discard family (rules/_general.md, Turn structure)."""
+    family = "draw-meld-discard"
+    hand_size = 13
+    meld_rules = MeldRules()
+    initial_meld = 0              # points the first meld must reach (0: none)
+    starter = True                # a card is turned up to start the discard pile
+    OPTIONS = {
+        "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
+        "shuffle_on_rebuild": Option(False, help="shuffle the discard pile when it becomes the new stock"),
+        "allow_rediscard": Option(False, help="allow discarding the card taken from the pile in the same turn"),
+    }
+
+    # --- declarative hooks ------------------------------------------------------
+    def make_deck(self) -> list[str]:
+        """The unshuffled cards of one deal."""
+        return deck(packs=2, jokers=self.opts.get("jokers", 0))
+
+    def penalty(self, card: str) -> int:
+        """What a card left in hand costs at the end of a deal."""
+        return 20 if card == "JK" else PIP_VALUES.get(rank(card), rank(card))
+
+    def meld_points(self, meld: TableMeld) -> int:
+        """A meld's value towards the initial meld (rules/classic.md, Special rules 1)."""
+        def one(i: int, x: str) -> int:
+            r = rank(x)
+            if r == 1:  # the ace is low only at the bottom of a run
+                return 1 if meld.kind == "run" and i == 0 and len(meld.ids) > 1 and rank(meld.ids[1]) == 2 else 11
+            return min(r, 10)
+        return sum(one(i, x) for i, x in enumerate(meld.ids))
+
+    def can_lay_off(self, seat: int) -> bool:
+        """Whether `seat` may lay off and exchange now."""
+        return self.opened[seat] or self.opts.get("layoff_before_opening", False)
+
+    def score_deal(self, winner: int | None) -> list[float]:
+        """Per-seat deal scores (penalties for the cards left in hand)."""
+        return [sum(self.penalty(c) for c in hand) for hand in self.hands]
+
+    # --- deal and turn state ---------------------------------------------------------
+    def start_deal(self) -> None:
+        cards = shuffled(self.make_deck(), self.deal_rng())
+        n, k = self.n, self.hand_size
+        first = (self.dealer + 1) % n
+        self.hands = [[] for _ in range(n)]
+        for i in range(k * n):  # one at a time, clockwise, from Pirmasis
+            self.hands[(first + i) % n].append(cards.pop())
+        self.piles: list[list[str]] = [[cards.pop()] if self.starter else []]
+        self.stock = cards
+        self.table: list[TableMeld] = []
+        self.opened = [False] * n
+        self.placed_before = [False] * n
+        self.placed_now = False
+        self.turn = first
+        self.phase = "draw"
+        self.taken: str | None = None
+        self.turns = 0
+        self.rebuilds = 0
+        self.emit({"type": "deal", "deal": self.deal_no, "dealer": self.dealer, "starter": self.piles[0][-1:]})
+
+    def to_act(self) -> list[int]:
+        return [] if self.over else [self.turn]
+
+    def legal_discards(self, seat: int) -> list[str]:
+        """Cards `seat` may discard now (the re-discard ban lapses when nothing else is left)."""
+        hand = sorted(set(self.hands[seat]))
+        if self.taken and not self.opts["allow_rediscard"]:
+            others = [c for c in hand if c != self.taken]
+            return others or hand
+        return hand
+
+    def decision(self, seat: int) -> Decision:
+        constraints = {"initial_meld": self.initial_meld, "opened": self.opened[seat]}
+        if self.phase == "draw":
+            options: list[Op] = [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
+        else:
+            options = [Discard(c) for c in self.legal_discards(seat)]
+        return Decision("turn", self.phase, options, constraints)
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return {
+            "seat": seat, "players": self.n, "deal": self.deal_no, "dealer": self.dealer, "turn": self.turn,
+            "phase": self.phase, "hand": sorted(self.hands[seat]),
+            "table": [{"id": i, "owner": m.owner, "kind": m.kind, "cards": list(m.cards), "identities": list(m.ids)}
+                      for i, m in enumerate(self.table)],
+            "discard": list(self.piles[0]), "stock": len(self.stock),
+            "hand_sizes": [len(h) for h in self.hands], "opened": list(self.opened),
+            "scores": list(self.totals), "taken": self.taken if seat == self.turn else None,
+        }
+
+    def fallback(self, seat: int) -> list[Op]:
+        """Draw from the stock; discard the costliest legal card."""
+        if self.phase == "draw":
+            return [Draw("stock")]
+        return [Discard(max(self.legal_discards(seat), key=self.penalty))]
+
+    # --- applying a play ----------------------------------------------------------
+    def _apply(self, seat: int, ops: list[Op]) -> None:
+        hand = self.hands[seat]
+        self.play_melded = 0
+        was_opened = self.opened[seat]
+        for i, op in enumerate(ops):
+            if not hand or self.phase == "over":
+                raise IllegalAction("play.after-end", "nothing may follow going out or the discard")
+            self.do(seat, op)
+        # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
+        if self.play_melded and not was_opened and not self.opened[seat]:
+            if hand or self.opts.get("hand_out_needs_40", False):
+                raise IllegalAction("initial-meld.minimum",
+                                    f"the initial meld must reach {self.initial_meld} points in one play "
+                                    f"(this play's melds make {self.play_melded}); below that only a play that "
+                                    "empties the hand (final discard included) may meld")
+        if not hand:
+            self.end_deal(winner=seat)
+        elif self.phase == "over":
+            self.end_turn()
+
+    def do(self, seat: int, op: Op) -> None:
+        """Apply one operation of a play (families extend with their own ops)."""
+        match op:
+            case Draw():
+                self.draw(seat, op)
+            case Meld() | LayOff() | Exchange():
+                self.table_op(seat, op)
+            case Discard():
+                self.discard(seat, op)
+            case _:
+                raise IllegalAction("op.unsupported", f"{type(op).__name__.lower()} is not an operation of {self.slug}")
+
+    def draw(self, seat: int, op: Draw) -> None:
+        if self.phase != "draw":
+            raise IllegalAction("draw.once", "you have already drawn this turn")
+        if op.depth != 1 or op.pile != 0:
+            raise IllegalAction("draw.one-card", "draw exactly one card from the stock or the discard pile")
+        if op.source == "stock":
+            card = self.stock.pop()
+            self.emit({"type": "draw", "seat": seat, "source": "stock"}, seat, card=card)
+        else:
+            if not self.piles[0]:
+                raise IllegalAction("draw.empty-pile", "the discard pile is empty")
+            card = self.taken = self.piles[0].pop()
+            self.emit({"type": "draw", "seat": seat, "source": "discard", "card": card})
+        self.hands[seat].append(card)
+        self.phase = "play"
+
+    def take_from_hand(self, seat: int, cards: list[str]) -> None:
+        """Remove `cards` from the seat's hand, or raise if it does not hold them all."""
+        hand = self.hands[seat]
+        left = list(hand)
+        for c in cards:
+            if c not in left:
+                raise IllegalAction("hand.missing-card", f"{c} is not in your hand")
+            left.remove(c)
+        hand[:] = left
+
+    def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        if isinstance(op, Meld):
+            self.take_from_hand(seat, op.cards)
+            meld = new_meld(op.cards, self.meld_rules, seat, op.identities, op.kind)
+            self.table.append(meld)
+            if not self.opened[seat]:
+                self.play_melded += self.meld_points(meld)
+                self.opened[seat] = self.play_melded >= self.initial_meld
+            self.emit({"type": "meld", "seat": seat, "meld": len(self.table) - 1, "cards": list(meld.cards),
+                       "identities": list(meld.ids)})
+        else:
+            if not self.can_lay_off(seat):
+                raise IllegalAction("initial-meld.first", "lay-offs and joker exchanges need a completed initial meld")
+            if not 0 <= op.meld < len(self.table):
+                raise IllegalAction("layoff.no-such-meld", f"there is no meld {op.meld} on the table")
+            if isinstance(op, LayOff):
+                self.take_from_hand(seat, op.cards)
+                self.table[op.meld] = lay_off(self.table[op.meld], op.cards, self.meld_rules, op.identities)
+                self.emit({"type": "layoff", "seat": seat, "meld": op.meld, "cards": op.cards,
+                           "identities": list(self.table[op.meld].ids)})
+            else:
+                self.take_from_hand(seat, [op.card])
+                self.table[op.meld], freed = exchange(self.table[op.meld], op.card)
+                self.hands[seat].append(freed)
+                self.emit({"type": "exchange", "seat": seat, "meld": op.meld, "card": op.card})
+        self.placed_now = True
+
+    def discard(self, seat: int, op: Discard) -> None:
+        if self.phase != "play":
+            raise IllegalAction("discard.before-draw", "draw before you discard")
+        if op.card not in self.hands[seat]:
+            raise IllegalAction("hand.missing-card", f"{op.card} is not in your hand")
+        if op.card not in self.legal_discards(seat):
+            raise IllegalAction("discard.rediscard", f"{op.card} was just taken from the discard pile")
+        self.hands[seat].remove(op.card)
+        self.piles[op.pile].append(op.card)
+        self.emit({"type": "discard", "seat": seat, "card": op.card})
+        self.phase = "over"
+
+    def end_turn(self) -> None:
+        """Pass the turn on; rebuild the stock or end the deal in a stalemate."""
+        self.placed_before[self.turn] = self.placed_before[self.turn] or self.placed_now
+        self.placed_now = False
+        self.taken = None
+        self.turns += 1
+        if not self.stock:
+            pile = self.piles[0]
+            if self.rebuilds >= self.opts["max_stock_rebuilds"] or len(pile) < 2:
+                return self.end_deal(winner=None)
+            self.stock = pile[-2::-1]  # turned over: the earliest discard is on top of the new stock
+            if self.opts["shuffle_on_rebuild"]:
+                random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(self.stock)
+            self.piles[0] = pile[-1:]
+            self.rebuilds += 1
+            self.emit({"type": "rebuild", "stock": len(self.stock)})
+        if self.turns >= self.opts["max_turns_per_deal"]:
+            return self.end_deal(winner=None)
+        self.turn = (self.turn + 1) % self.n
+        self.phase = "draw"
+
+    def end_deal(self, winner: int | None) -> None:
+        """Score the deal, reveal the hands and go on to the next deal."""
+        self.phase = "over"
+        hands = [sorted(h) for h in self.hands]
+        self.finish_deal(self.score_deal(winner), winner, hands=hands)

@@ -1,0 +1,198 @@
+"""The generic rules engine: one `Game` is one match (deals until the variant's end condition).
+
+Pure and deterministic: no I/O, no clock, no global random state. A game is fully determined by
+(variant, options, seed, the sequence of plays), so every game replays exactly.
+"""
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.messages import Decision, Op
+from referee.errors import ConfigError, IllegalAction
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 64-bit seed derived from the master seed and an identity (never from scheduling order)."""
+    return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A variant option ("by agreement" rules and referee safety caps) with its default."""
+    default: Any
+    choices: tuple | None = None
+    help: str = ""
+
+    def parse(self, name: str, value: Any) -> Any:
+        """Convert `value` (a CLI string or a JSON value) to the option's type, checking choices."""
+        kind = type(self.default)
+        try:
+            if isinstance(value, str) and kind is bool:
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(value)
+                value = value.lower() in ("true", "1", "yes")
+            elif not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
+                value = kind(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"option {name}: {value!r} is not a {kind.__name__}") from None
+        if self.choices and value not in self.choices:
+            raise ConfigError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        return value
+
+
+@dataclass
+class Event:
+    """A public event; `secret` is merged into it for seat `private_to` only (e.g. the card drawn from the stock)."""
+    data: dict
+    private_to: int = -1
+    secret: dict = field(default_factory=dict)
+
+
+class Game:
+    """Base of every variant: match bookkeeping, options, events, atomic plays, results."""
+    slug = ""
+    name = ""
+    local_name = ""
+    family = ""
+    rules_version = 1
+    min_players = 2
+    max_players = 6
+    low_wins = True          # penalty game: the lowest total wins
+    OPTIONS: dict[str, Option] = {
+        "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
+        "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
+    }
+    _stable = frozenset({"n", "seed", "opts", "log"})
+
+    def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
+        if not self.min_players <= players <= self.max_players:
+            raise ConfigError(f"{self.slug} is played by {self.min_players}-{self.max_players} players, not {players}")
+        self.n = players
+        self.seed = seed
+        self.opts = self.parse_options(options or {})
+        self.log: list[Event] = []
+        self.totals: list[float] = [0] * players
+        self.deal_results: list[dict] = []
+        self.deal_no = 0
+        self.dealer = random.Random(derive_seed(seed, "dealer")).randrange(players)
+        self.over = False
+        self.start_deal()
+
+    # --- options -------------------------------------------------------------
+    @classmethod
+    def all_options(cls) -> dict[str, Option]:
+        """Every option of this variant, its own overriding its family's."""
+        out: dict[str, Option] = {}
+        for klass in reversed(cls.__mro__):
+            out.update(getattr(klass, "OPTIONS", {}))
+        return out
+
+    @classmethod
+    def parse_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Options with defaults filled in; raises ConfigError for an unknown name or a bad value."""
+        known = cls.all_options()
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ConfigError(f"unknown option {unknown[0]!r} for {cls.slug}; known: {', '.join(sorted(known))}")
+        return {k: (o.parse(k, given[k]) if k in given else o.default) for k, o in known.items()}
+
+    # --- the interface every caller uses --------------------------------------
+    def to_act(self) -> list[int]:
+        """Seats whose decision is awaited (several for simultaneous decisions); empty when the match is over."""
+        raise NotImplementedError
+
+    def decision(self, seat: int) -> Decision:
+        """What is asked of `seat`, with the legal single-op plays when they are few."""
+        raise NotImplementedError
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything `seat` may know, and nothing more."""
+        raise NotImplementedError
+
+    def fallback(self, seat: int) -> list[Op]:
+        """The simple built-in policy that plays a forfeited seat's cards: the first legal option."""
+        return [self.decision(seat).options[0]]
+
+    def apply(self, seat: int, ops: list[Op]) -> None:
+        """Validate and apply one play atomically; raises IllegalAction naming the rule broken."""
+        if self.over or seat not in self.to_act():
+            raise IllegalAction("turn.not-your-turn", f"seat {seat} is not asked to act now")
+        if not ops:
+            raise IllegalAction("play.empty", "a play must hold at least one operation")
+        snap = self._snapshot()
+        try:
+            self._apply(seat, ops)
+        except IllegalAction:
+            self._restore(snap)
+            raise
+
+    def is_over(self) -> bool:
+        """True once the match has ended."""
+        return self.over
+
+    def result(self) -> dict[str, Any]:
+        """Final totals, ranks (1 = best, ties share) and the per-deal results."""
+        return {"totals": list(self.totals), "ranks": self.ranks(self.totals), "deals": self.deal_results}
+
+    def events_since(self, seat: int, cursor: int) -> tuple[list[dict], int]:
+        """The events `seat` may see from position `cursor` of the log on, and the new cursor."""
+        out = [dict(e.data, **e.secret) if e.private_to == seat else e.data for e in self.log[cursor:]]
+        return out, len(self.log)
+
+    # --- helpers for families -------------------------------------------------
+    def _apply(self, seat: int, ops: list[Op]) -> None:
+        raise NotImplementedError
+
+    def start_deal(self) -> None:
+        """Deal the next deal (families override)."""
+        raise NotImplementedError
+
+    def deal_rng(self) -> random.Random:
+        """The chance source of the current deal, derived from the master seed and the deal number."""
+        return random.Random(derive_seed(self.seed, "deal", self.deal_no))
+
+    def emit(self, data: dict, private_to: int = -1, **secret: Any) -> None:
+        """Record a public event (with an optional secret part for one seat)."""
+        self.log.append(Event(data, private_to, secret))
+
+    def ranks(self, totals: list[float]) -> list[int]:
+        """Competition ranking of totals (1 = best; equal totals share a rank)."""
+        sign = 1 if self.low_wins else -1
+        return [1 + sum(1 for u in totals if sign * u < sign * t) for t in totals]
+
+    def finish_deal(self, scores: list[float], winner: int | None, **detail: Any) -> None:
+        """Add a deal's scores to the totals, record it, and start the next deal or end the match."""
+        self.totals = [t + s for t, s in zip(self.totals, scores)]
+        record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
+        self.deal_results.append(record)
+        self.emit({"type": "deal_over", **record})
+        self.deal_no += 1
+        if self.match_ended() or self.deal_no >= self.opts["max_deals"]:
+            self.over = True
+            self.emit({"type": "match_over", "totals": list(self.totals), "ranks": self.ranks(self.totals)})
+        else:
+            self.dealer = (self.dealer + 1) % self.n
+            self.start_deal()
+
+    def match_ended(self) -> bool:
+        """The variant's end condition, checked after each deal."""
+        return False
+
+    def _snapshot(self) -> tuple[dict, int]:
+        state = {k: _copy2(v) for k, v in self.__dict__.items() if k not in self._stable}
+        return state, len(self.log)
+
+    def _restore(self, snap: tuple[dict, int]) -> None:
+        state, log_len = snap
+        self.__dict__.update(state)
+        del self.log[log_len:]
+
+
+def _copy2(value: Any) -> Any:
+    """Copy lists and dicts two levels deep (hands are lists of lists); other values are immutable."""
+    if isinstance(value, list):
+        return [x[:] if isinstance(x, list) else x for x in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value

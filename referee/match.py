@@ -1,0 +1,238 @@
+"""The match loop: drives one Game with bot processes, enforces time limits and the fault policy.
+
+Policy (separate from the rules): by default a faulting seat forfeits the match and the engine's
+built-in `fallback` plays its cards so the others can finish; with `retries` > 0 a bot whose play
+is illegal is told why (`rejected`) and asked again, up to that many times per decision.
+"""
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+
+from protocol import messages as m
+from referee.engine import Game, derive_seed
+from referee.errors import ConfigError, IllegalAction
+from referee.records import RecordWriter
+from referee.runner import BotFault, BotProcess, Limits, timed_receive
+
+
+@dataclass
+class Seat:
+    """One seat's bot, clock and record of faults and timings."""
+    command: str
+    proc: BotProcess | None = None
+    name: str = ""
+    bank: float = 0.0
+    cursor: int = 0
+    fault: str | None = None
+    fault_detail: str = ""
+    rejected: int = 0
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+
+
+def split_command(command: str) -> list[str]:
+    """argv of a bot command (no shell); ConfigError if the program cannot be found."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise ConfigError(f"bot command {command!r}: {e}") from None
+    if not argv:
+        raise ConfigError("empty bot command")
+    if shutil.which(argv[0]) is None:
+        raise ConfigError(f"bot command {command!r}: program {argv[0]!r} not found or not executable")
+    return argv
+
+
+class Match:
+    """One match between bot processes."""
+
+    def __init__(self, game: Game, commands: list[str], limits: Limits, retries: int = 0,
+                 record: RecordWriter | None = None):
+        self.game = game
+        self.limits = limits
+        self.retries = retries
+        self.record = record
+        self.seats = [Seat(c, bank=limits.bank) for c in commands]
+        self.argvs = [split_command(c) for c in commands]
+        self.next_id = 1
+
+    async def run(self) -> dict[str, Any]:
+        """Play the match to its end; every bot process is gone when this returns."""
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    await self._start_all(nursery)
+                    await self._play()
+                    await self._finish()
+                finally:
+                    with trio.CancelScope(shield=True):
+                        for seat in self.seats:
+                            if seat.proc:
+                                await seat.proc.aclose()
+                    nursery.cancel_scope.cancel()
+        finally:
+            if self.record:
+                self.record.close()
+        return self.outcome()
+
+    def outcome(self) -> dict[str, Any]:
+        """The match result: per seat bot, name, total, rank, fault, timings."""
+        res = self.game.result()
+        ranks = res["ranks"]
+        faulted = [s.fault is not None for s in self.seats]
+        if any(faulted):  # a forfeiting seat ranks below every seat that finished
+            ok = [t for t, f in zip(res["totals"], faulted) if not f]
+            ranks = [self.game.ranks(ok)[sum(1 for g in faulted[:i] if not g)] if not f
+                     else 1 + len(ok) for i, f in enumerate(faulted)]
+        return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
+
+    # --- start and handshake ------------------------------------------------------
+    async def _start_all(self, nursery: trio.Nursery) -> None:
+        async with trio.open_nursery() as starters:
+            for i in range(len(self.seats)):
+                starters.start_soon(self._start_one, nursery, i)
+
+    async def _start_one(self, nursery: trio.Nursery, i: int) -> None:
+        seat, g = self.seats[i], self.game
+        try:
+            seat.proc = await BotProcess.start(nursery, self.argvs[i], self.limits)
+            hello = m.Hello(m.PROTOCOL_VERSION, g.slug, g.rules_version, i, g.n, g.opts,
+                            m.Limits(self.limits.move_time, self.limits.bank, self.limits.startup_time),
+                            seed=derive_seed(g.seed, "bot", i) % 2**32)
+            await seat.proc.send(m.encode(hello))
+            line, _, _ = await timed_receive(seat.proc, self.limits.startup_time)
+            ready = m.decode_from_bot(line)
+            if not isinstance(ready, m.Ready):
+                raise BotFault("unknown_message", "expected ready")
+            seat.name = ready.name
+        except BotFault as f:
+            self._fault(i, "startup" if f.kind == "timeout" else f.kind, f.detail)
+        except (msgspec.DecodeError, msgspec.ValidationError) as e:
+            self._fault(i, _decode_fault(e), str(e))
+        if self.record:
+            self.record.write({"type": "ready", "seat": i, "name": seat.name, "fault": seat.fault})
+
+    # --- the loop ---------------------------------------------------------------------
+    async def _play(self) -> None:
+        g = self.game
+        while not g.is_over():
+            seats = g.to_act()
+            if len(seats) == 1:
+                await self._turn(seats[0])
+            else:
+                async with trio.open_nursery() as nursery:
+                    for s in seats:
+                        nursery.start_soon(self._turn, s)
+            await self._broadcast_deal_ends()
+
+    async def _turn(self, i: int) -> None:
+        seat, g = self.seats[i], self.game
+        decision = g.decision(i)
+        tries = 0
+        while seat.fault is None:
+            rid = self.next_id
+            self.next_id += 1
+            reply = await self._ask(i, rid, decision)
+            if reply is None:
+                break
+            try:
+                g.apply(i, reply.ops)
+                self._log(i, rid, decision, reply.ops, "ok")
+                return
+            except IllegalAction as e:
+                self._log(i, rid, decision, reply.ops, f"illegal:{e.rule}")
+                seat.rejected += 1
+                if tries >= self.retries:
+                    self._fault(i, "illegal", str(e))
+                    break
+                tries += 1
+                await self._send(i, m.Rejected(rid, e.rule, e.message, self.retries - tries))
+        ops = g.fallback(i)
+        g.apply(i, ops)
+        self._log(i, None, decision, ops, "fallback")
+
+    async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
+        seat, g = self.seats[i], self.game
+        events, seat.cursor = g.events_since(i, seat.cursor)
+        request = m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank))
+        if not await self._send(i, request):
+            return None
+        budget = self.limits.move_time + seat.bank
+        start = trio.current_time()
+        deadline = start + budget
+        try:
+            while True:
+                line, wall, cpu = await timed_receive(seat.proc, max(0.0, deadline - trio.current_time()))
+                msg = m.decode_from_bot(line)
+                if isinstance(msg, m.Play) and msg.id == rid:
+                    break
+                if self.record:  # a stale reply or a stray ready: ignored, but recorded
+                    self.record.write({"type": "stale", "seat": i, "line": line.decode("utf-8", "replace")[:200]})
+        except BotFault as f:
+            self._fault(i, f.kind, f.detail if f.kind != "timeout" else f"no reply within {budget:.2f} s")
+            return None
+        except (msgspec.DecodeError, msgspec.ValidationError) as e:
+            self._fault(i, _decode_fault(e), str(e))
+            return None
+        elapsed = trio.current_time() - start
+        seat.bank = max(0.0, seat.bank - max(0.0, elapsed - self.limits.move_time))
+        seat.walls.append(elapsed)
+        seat.cpus.append(cpu)
+        return msg
+
+    async def _send(self, i: int, msg: msgspec.Struct) -> bool:
+        seat = self.seats[i]
+        if seat.fault is not None or seat.proc is None:
+            return False
+        try:
+            await seat.proc.send(m.encode(msg))
+            return True
+        except BotFault as f:
+            self._fault(i, f.kind, f.detail)
+            return False
+
+    async def _broadcast_deal_ends(self) -> None:
+        for e in self.game.log[self._broadcast_cursor:]:
+            if e.data["type"] == "deal_over":
+                d = e.data
+                msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []))
+                if self.record:
+                    self.record.write({"type": "deal_over", **d})
+                for i in range(len(self.seats)):
+                    await self._send(i, msg)
+        self._broadcast_cursor = len(self.game.log)
+
+    _broadcast_cursor = 0
+
+    async def _finish(self) -> None:
+        out = self.outcome()
+        faults = [s.fault for s in self.seats]
+        if self.record:
+            self.record.write({"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults})
+        for i in range(len(self.seats)):
+            await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
+            await self._send(i, m.Shutdown())
+
+    def _fault(self, i: int, kind: str, detail: str) -> None:
+        seat = self.seats[i]
+        if seat.fault is None:
+            seat.fault, seat.fault_detail = kind, detail[:500]
+            if self.record:
+                self.record.write({"type": "fault", "seat": i, "kind": kind, "detail": seat.fault_detail})
+
+    def _log(self, i: int, rid: int | None, decision: m.Decision, ops: list, verdict: str) -> None:
+        if self.record:
+            seat = self.seats[i]
+            timing = {"wall": round(seat.walls[-1], 6), "cpu": round(seat.cpus[-1], 6)} if rid and seat.walls else {}
+            self.record.write({"type": "action", "seat": i, "id": rid, "kind": decision.kind, "phase": decision.phase,
+                               "ops": m.to_builtins(ops), "verdict": verdict, **timing})
+
+
+def _decode_fault(e: Exception) -> str:
+    """Malformed JSON vs a well-formed message of a type the protocol does not have."""
+    text = str(e)
+    return "unknown_message" if "`$.type`" in text or "tag" in text.lower() else "malformed"

@@ -1,0 +1,245 @@
+"""Meld primitives: sets and runs (sequences) under every ace mode, with wild cards and their identities.
+
+A meld on the table is immutable: `cards` are the physical codes and `ids` the cards they stand for
+(equal for natural cards), both in table order (runs from low to high).
+"""
+from dataclasses import dataclass, replace
+
+from protocol.cards import JOKER, SUITS
+from referee.cards import rank, suit
+from referee.errors import IllegalAction
+
+
+@dataclass(frozen=True)
+class MeldRules:
+    """How a variant's melds are formed (ace mode, wild cards, set sizes)."""
+    ace_low: bool = True          # A-2-3
+    ace_high: bool = True         # Q-K-A
+    wrap: bool = False            # round the corner: K-A-2
+    ace_both_ends: bool = False   # A-2-...-K-A (14 cards)
+    wilds: frozenset = frozenset({JOKER})
+    min_size: int = 3
+    set_max: int = 8              # sets above 4 need all four suits first
+    max_copies: int = 2           # most cards of one suit in a set of 5+
+    min_naturals: int = 1
+    allow_sets: bool = True
+    allow_runs: bool = True
+
+
+@dataclass(frozen=True)
+class TableMeld:
+    """A meld on the table."""
+    kind: str                     # "set" or "run"
+    cards: tuple[str, ...]
+    ids: tuple[str, ...]
+    owner: int = -1
+
+    def wild_positions(self) -> list[int]:
+        """Positions holding a wild card that stands for another card."""
+        return [i for i, (c, x) in enumerate(zip(self.cards, self.ids)) if c != x]
+
+
+def illegal(rule: str, message: str) -> IllegalAction:
+    return IllegalAction(rule, message)
+
+
+def is_wild(card: str, rules: MeldRules) -> bool:
+    """A card that may stand for another."""
+    return card in rules.wilds
+
+
+def _run_order(ids: list[str], rules: MeldRules) -> list[str] | None:
+    """The ids ordered low to high if they form a run under `rules`, else None."""
+    if len({suit(x) for x in ids}) != 1 or JOKER in ids:
+        return None
+    ranks = sorted(rank(x) for x in ids)
+    n = len(ranks)
+    if len(set(ranks)) != n:
+        if rules.ace_both_ends and n == 14 and ranks[:2] == [1, 1] and ranks[2:] == list(range(2, 14)):
+            by = sorted(ids, key=rank)
+            return [by[0]] + by[2:] + [by[1]]
+        return None
+    has_ace = ranks[0] == 1
+    if ranks[-1] - ranks[0] == n - 1 and (not has_ace or rules.ace_low or n == 1):
+        return sorted(ids, key=rank)
+    high = sorted(14 if r == 1 else r for r in ranks)
+    if has_ace and rules.ace_high and high[-1] - high[0] == n - 1:
+        return sorted(ids, key=lambda x: 14 if rank(x) == 1 else rank(x))
+    if rules.wrap and n <= 13:
+        present = set(ranks)
+        for start in present:  # the run starts where the rank before it is missing
+            if (start - 2) % 13 + 1 not in present:
+                seq = [(start - 1 + i) % 13 + 1 for i in range(n)]
+                if set(seq) == present:
+                    pos = {r: i for i, r in enumerate(seq)}
+                    return sorted(ids, key=lambda x: pos[rank(x)])
+                return None
+    return None
+
+
+def _set_ok(ids: list[str], rules: MeldRules) -> str | None:
+    """None if the ids form a valid set, else the broken rule."""
+    if JOKER in ids or len({rank(x) for x in ids}) != 1:
+        return "set.same-rank"
+    n = len(ids)
+    suits = [suit(x) for x in ids]
+    if n > rules.set_max:
+        return "set.max-size"
+    if n <= 4:
+        return None if len(set(suits)) == n else "set.distinct-suits"
+    if len(set(suits)) < 4 or max(suits.count(s) for s in SUITS) > rules.max_copies:
+        return "set.four-suits-first"
+    return None
+
+
+def check(kind: str, ids: list[str], rules: MeldRules) -> list[str]:
+    """Validate identities as a `kind` meld; return them in table order or raise IllegalAction."""
+    if kind == "run":
+        if not rules.allow_runs:
+            raise illegal("meld.no-runs", "runs are not allowed in this variant")
+        order = _run_order(ids, rules)
+        if order is None:
+            raise illegal("run.invalid", f"{' '.join(ids)} is not a run of one suit in consecutive ranks")
+        return order
+    if not rules.allow_sets:
+        raise illegal("meld.no-sets", "sets are not allowed in this variant")
+    broken = _set_ok(ids, rules)
+    if broken:
+        raise illegal(broken, f"{' '.join(ids)} is not a valid set ({broken})")
+    return list(ids)
+
+
+def _fill_set(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | None:
+    r = fixed[0][0]
+    counts = {s: 0 for s in SUITS}
+    for x in fixed:
+        counts[suit(x)] += 1
+    out = []
+    for _ in range(n_wild):
+        s = min(SUITS, key=lambda s: counts[s])
+        counts[s] += 1
+        out.append(r + s)
+    return out
+
+
+def _fill_run(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | None:
+    """Wild identities that complete `fixed` into a run: gaps first, then the high end, then the low end."""
+    s = suit(fixed[0])
+    n = len(fixed) + n_wild
+    ranks = {rank(x) for x in fixed}
+    for values in ([14 if r == 1 else r for r in ranks] if 1 in ranks else None, list(ranks)):
+        if values is None:
+            continue
+        lo, hi = min(values), max(values)
+        for start in range(max(1, hi - n + 1), lo + 1)[::-1]:
+            window = range(start, start + n)
+            if window[-1] > 14 or not set(values) <= set(window):
+                continue
+            ids = ["A23456789TJQKA"[v - 1] + s for v in window if v not in values]
+            if len(ids) == n_wild and _run_order(fixed + ids, rules):
+                return ids
+    return None
+
+
+def assign(cards: list[str], rules: MeldRules, identities: list[str] | None, kind: str | None,
+           fixed: list[str] = ()) -> tuple[str, list[str]]:
+    """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
+    wild_idx = [i for i, c in enumerate(cards) if is_wild(c, rules)]
+    if identities is not None:
+        if len(identities) != len(wild_idx):
+            raise illegal("meld.identities", f"{len(wild_idx)} wild card(s) but {len(identities)} identities given")
+        ids = list(cards)
+        for i, x in zip(wild_idx, identities):
+            if x == JOKER:
+                raise illegal("meld.identities", "a wild card must stand for a card, not a joker")
+            ids[i] = x
+        return _kind_of(list(fixed) + ids, rules, kind), ids
+    naturals = [c for c in cards if not is_wild(c, rules)]
+    if len(naturals) == len(cards):
+        return _kind_of(list(fixed) + cards, rules, kind), list(cards)
+    as_themselves = [c for c in cards if c != JOKER]
+    # wild deuces placed as themselves count as natural (_general.md, Ambiguity 14): try that first
+    for base in ([as_themselves] if as_themselves == naturals else [as_themselves, naturals]):
+        known = list(fixed) + [c for c in base]
+        n_wild = len(cards) - len(base)
+        if not known:
+            raise illegal("meld.natural", "a new meld needs at least one natural card")
+        for k in ([kind] if kind else ["run", "set"]):
+            fill = (_fill_run if k == "run" else _fill_set)(known, n_wild, rules) if _consistent(known, k) else None
+            if fill is not None and _valid(known + fill, k, rules):
+                it = iter(fill)
+                out, base_left = [], list(base)
+                for c in cards:
+                    if c in base_left:
+                        base_left.remove(c)
+                        out.append(c)
+                    else:
+                        out.append(next(it))
+                return k, out
+    raise illegal("meld.invalid", f"{' '.join(cards)} cannot form a valid meld here")
+
+
+def _consistent(known: list[str], kind: str) -> bool:
+    if kind == "run":
+        return len({suit(x) for x in known}) == 1
+    return len({rank(x) for x in known}) == 1
+
+
+def _valid(ids: list[str], kind: str, rules: MeldRules) -> bool:
+    try:
+        check(kind, ids, rules)
+        return True
+    except IllegalAction:
+        return False
+
+
+def _kind_of(ids: list[str], rules: MeldRules, kind: str | None) -> str:
+    if kind:
+        return kind
+    return "set" if len({rank(x) for x in ids}) == 1 and len(ids) > 1 and rules.allow_sets else "run"
+
+
+def _place(kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> tuple[tuple, tuple]:
+    order = check(kind, ids, rules)
+    pairs = list(zip(cards, ids))
+    out = []
+    for x in order:
+        j = next(i for i, p in enumerate(pairs) if p[1] == x)
+        out.append(pairs.pop(j))
+    return tuple(c for c, _ in out), tuple(x for _, x in out)
+
+
+def new_meld(cards: list[str], rules: MeldRules, owner: int = -1,
+             identities: list[str] | None = None, kind: str | None = None) -> TableMeld:
+    """Validate `cards` as a new meld and return it; raises IllegalAction naming the broken rule."""
+    if len(cards) < rules.min_size:
+        raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
+    k, ids = assign(cards, rules, identities, kind)
+    naturals = sum(1 for c, x in zip(cards, ids) if c == x)
+    if naturals < rules.min_naturals:
+        raise illegal("meld.natural", "a new meld needs at least one natural card")
+    c, x = _place(k, cards, ids, rules)
+    return TableMeld(k, c, x, owner)
+
+
+def lay_off(meld: TableMeld, cards: list[str], rules: MeldRules,
+            identities: list[str] | None = None) -> TableMeld:
+    """The meld with `cards` added; raises IllegalAction if it would no longer be valid."""
+    if not cards:
+        raise illegal("layoff.empty", "a lay-off needs at least one card")
+    try:
+        _, ids = assign(cards, rules, identities, meld.kind, fixed=list(meld.ids))
+        c, x = _place(meld.kind, list(meld.cards) + cards, list(meld.ids) + ids, rules)
+    except IllegalAction as e:
+        raise illegal("layoff.invalid", f"{' '.join(cards)} does not fit meld {' '.join(meld.ids)} ({e.rule})") from None
+    return replace(meld, cards=c, ids=x)
+
+
+def exchange(meld: TableMeld, card: str) -> tuple[TableMeld, str]:
+    """Put natural `card` in place of the wild card standing for it; return the new meld and the freed wild card."""
+    for i in meld.wild_positions():
+        if meld.ids[i] == card:
+            cards = list(meld.cards)
+            freed, cards[i] = cards[i], card
+            return replace(meld, cards=tuple(cards)), freed
+    raise illegal("exchange.no-wild", f"no wild card in that meld stands for {card}")

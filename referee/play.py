@@ -1,0 +1,94 @@
+"""`romis play` as a plain function: set up a game, its record and its bots, run the match."""
+import statistics
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocol.messages import PROTOCOL_VERSION
+from referee.errors import ConfigError
+from referee.match import Match
+from referee.records import RecordWriter
+from referee.runner import Limits
+from referee.variants import find_variant
+
+
+def romis_version() -> str:
+    """The installed romis version."""
+    try:
+        return version("romis")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass
+class Outcome:
+    """A finished match as `romis play` reports it."""
+    variant: str
+    seed: int
+    options: dict[str, Any]
+    result: dict[str, Any]
+
+    def summary(self, timings: bool = False) -> dict[str, Any]:
+        """JSON-ready result; timing figures only when asked, so the same seed prints identical JSON."""
+        seats = []
+        for i, s in enumerate(self.result["seats"]):
+            row = {"seat": i, "bot": s.command, "name": s.name, "score": self.result["totals"][i],
+                   "rank": self.result["ranks"][i], "fault": s.fault}
+            if s.fault:
+                row["fault_detail"] = s.fault_detail
+            if timings:
+                row["timings"] = _timing(s.walls, s.cpus)
+            seats.append(row)
+        return {"variant": self.variant, "seed": self.seed, "deals": len(self.result["deals"]), "seats": seats}
+
+
+def _timing(walls: list[float], cpus: list[float]) -> dict[str, Any]:
+    if not walls:
+        return {"decisions": 0}
+    ordered = sorted(walls)
+    return {"decisions": len(walls), "wall_mean": statistics.fmean(walls), "wall_p95": ordered[int(0.95 * (len(ordered) - 1))],
+            "wall_max": ordered[-1], "cpu_total": sum(cpus)}
+
+
+def play_match(variant: str, commands: list[str], seed: int, options: dict[str, Any], record: Path | None,
+               move_time: float = 2.0, bank: float = 30.0, startup_time: float = 10.0, retries: int = 0) -> Outcome:
+    """Play one match; ConfigError for bad input before any bot starts."""
+    cls = find_variant(variant)
+    if not cls.min_players <= len(commands) <= cls.max_players:
+        raise ConfigError(f"{cls.slug} needs {cls.min_players}-{cls.max_players} bots, got {len(commands)} (--bot once per seat)")
+    if min(move_time, bank, startup_time) < 0 or retries < 0:
+        raise ConfigError("time limits and --retries must not be negative")
+    game = cls(len(commands), options, seed)
+    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
+    writer = None
+    if record:
+        header = {"romis": romis_version(), "protocol": PROTOCOL_VERSION, "variant": cls.slug,
+                  "rules_version": cls.rules_version, "options": game.opts, "seed": seed,
+                  "seats": [{"bot": c} for c in commands],
+                  "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries}}
+        try:
+            writer = RecordWriter(record, header)
+        except OSError as e:
+            raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
+    match = Match(game, commands, limits, retries, writer)
+    return Outcome(cls.slug, seed, game.opts, trio.run(match.run))
+
+
+def render_text(out: Outcome) -> str:
+    """A readable account of a finished match."""
+    lines = [f"{out.variant}, seed {out.seed}: {len(out.result['deals'])} deal(s)"]
+    for d in out.result["deals"]:
+        who = f"seat {d['winner']} went out" if d["winner"] is not None else "no winner (stalemate)"
+        lines.append(f"  deal {d['deal'] + 1}: {who}; scores {d['scores']} -> totals {d['totals']}")
+    lines.append("")
+    lines.append(f"{'rank':<5}{'seat':<5}{'score':>7}  {'bot':<40}fault")
+    order = sorted(range(len(out.result["seats"])), key=lambda i: (out.result["ranks"][i], i))
+    for i in order:
+        s = out.result["seats"][i]
+        name = f"{s.command} ({s.name})" if s.name else s.command
+        fault = f"{s.fault}: {s.fault_detail}" if s.fault else "-"
+        lines.append(f"{out.result['ranks'][i]:<5}{i:<5}{out.result['totals'][i]:>7}  {name:<40}{fault}")
+    return "\n".join(lines)

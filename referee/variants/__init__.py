@@ -1,0 +1,14 @@
+"""The variant registry: slug -> Game subclass."""
+from referee.engine import Game
+from referee.errors import ConfigError
+from referee.variants.classic import Classic
+
+VARIANTS: dict[str, type[Game]] = {v.slug: v for v in (Classic,)}
+
+
+def find_variant(slug: str) -> type[Game]:
+    """The variant registered under `slug`; ConfigError naming the known ones otherwise."""
+    try:
+        return VARIANTS[slug.strip().lower()]
+    except KeyError:
+        raise ConfigError(f"unknown variant {slug!r}; known: {', '.join(sorted(VARIANTS))}") from None

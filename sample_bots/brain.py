@@ -1,0 +1,114 @@
+"""Decision logic shared by the Python sample bots (random and greedy), usable in-process or over pipes.
+
+The bots build on romis's own meld primitives and best-split solver, so they play every variant
+whose melds those describe.
+"""
+import random
+from typing import Any
+
+from protocol.messages import Discard, Draw, LayOff, Meld, Op
+from referee.errors import IllegalAction
+from referee.melds import TableMeld, lay_off
+from referee.solver import best_split
+
+
+class Brain:
+    """Plans plays for one seat of one variant; `greedy` picks the best known move, else random legal ones."""
+
+    def __init__(self, variant: str, players: int, options: dict[str, Any], greedy: bool, seed: int = 0):
+        from referee.variants import find_variant
+
+        self.game = find_variant(variant)(players, options, 0)  # a private instance: hooks and meld rules
+        self.rules = self.game.meld_rules
+        self.greedy = greedy
+        self.rng = random.Random(seed)
+        self.cautious = False
+
+    def choose(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        """The ops to send for this decision."""
+        options = decision.options or []
+        if self.cautious and options:
+            self.cautious = False
+            return [options[0]]
+        if decision.kind != "turn":
+            return [self.rng.choice(options)] if options else []
+        if decision.phase == "draw":
+            return [self._draw(options, view)]
+        return self._play(decision, view)
+
+    def _draw(self, options: list[Op], view: dict[str, Any]) -> Op:
+        if not self.greedy or len(options) == 1:
+            return self.rng.choice(options)
+        top = view["discard"][-1]
+        before = best_split(view["hand"], self.rules, self.game.penalty).points
+        after = best_split(view["hand"] + [top], self.rules, self.game.penalty).points
+        # taking the discard is worth it when the card joins a meld (its own value drops out of deadwood)
+        return options[1] if after < before + self.game.penalty(top) - 0.5 and after <= before else options[0]
+
+    def _play(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        hand = list(view["hand"])
+        split = best_split(hand, self.rules, self.game.penalty)
+        ops: list[Op] = []
+        opened = decision.constraints.get("opened", True)
+        need = decision.constraints.get("initial_meld", 0)
+        worth = sum(self.game.meld_points(m) for m in split.melds)
+        goes_out = len(split.deadwood) <= 1
+        meld_now = split.melds and (opened or worth >= need or goes_out)
+        if meld_now and not self.greedy and not goes_out and self.rng.random() < 0.5:
+            meld_now = False
+        if meld_now:
+            for m in split.melds:
+                ops.append(Meld(list(m.cards), _identities(m, self.rules.wilds), m.kind))
+            hand = list(split.deadwood)
+            if opened or worth >= need:
+                ops += self._lay_offs(hand, view)
+        if not hand:
+            return ops
+        taken = view.get("taken")
+        choices = sorted(set(c for c in hand if c != taken)) or sorted(set(hand))
+        ops.append(Discard(self._pick_discard(choices, hand)))
+        return ops
+
+    def _lay_offs(self, hand: list[str], view: dict[str, Any]) -> list[Op]:
+        table = [TableMeld(t["kind"], tuple(t["cards"]), tuple(t["identities"]), t["owner"]) for t in view["table"]]
+        ops: list[Op] = []
+        for card in sorted(hand, key=self.game.penalty, reverse=True):
+            for i, meld in enumerate(table):
+                try:
+                    grown = lay_off(meld, [card], self.rules)
+                except IllegalAction:
+                    continue
+                new_ids = [x for x in grown.ids]
+                for x in meld.ids:
+                    new_ids.remove(x)
+                ident = new_ids if card in self.rules.wilds else None
+                ops.append(LayOff(i, [card], ident))
+                table[i] = grown
+                hand.remove(card)
+                break
+        return ops
+
+    def _pick_discard(self, choices: list[str], hand: list[str]) -> str:
+        if not self.greedy:
+            return self.rng.choice(choices)
+        return max(choices, key=lambda c: (self.game.penalty(c) - 6 * _neighbours(c, hand), c))
+
+
+def _identities(meld: TableMeld, wilds: frozenset) -> list[str] | None:
+    """What each wild card of the meld stands for, in card order (None when it has none)."""
+    return [x for c, x in zip(meld.cards, meld.ids) if c in wilds] or None
+
+
+def _neighbours(card: str, hand: list[str]) -> int:
+    """How many other cards could meld with `card` (same rank, or same suit within two ranks)."""
+    if card == "JK":
+        return 5
+    from referee.cards import rank
+
+    n = 0
+    for c in hand:
+        if c == card or c == "JK":
+            continue
+        if c[0] == card[0] or (c[1] == card[1] and abs(rank(c) - rank(card)) <= 2):
+            n += 1
+    return n
