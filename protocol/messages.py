@@ -27,7 +27,7 @@ class Meld(_Op, tag="meld"):
     """Put a new combination on the table. `identities` names, in order, what each wild card stands for."""
     cards: list[str]
     identities: list[str] | None = None
-    kind: Literal["set", "run"] | None = None
+    kind: str | None = None       # "set", "run", or a variant's own kind; inferred when omitted
 
 
 class LayOff(_Op, tag="layoff"):
@@ -35,6 +35,19 @@ class LayOff(_Op, tag="layoff"):
     meld: int
     cards: list[str]
     identities: list[str] | None = None
+    end: Literal["low", "high"] | None = None   # which end of a run, where a round-the-corner run leaves it open
+
+
+class Take(_Op, tag="take"):
+    """Take `cards` from table meld `meld` into the hand (robbing, where a variant allows it)."""
+    meld: int
+    cards: list[str]
+
+
+class Rearrange(_Op, tag="rearrange"):
+    """Replace the player's own table melds `melds` by the melds `into` (their cards plus cards from hand)."""
+    melds: list[int]
+    into: list[Meld]
 
 
 class Exchange(_Op, tag="exchange"):
@@ -59,7 +72,8 @@ class Pass(_Op, tag="pass"):
 
 
 class Claim(_Op, tag="claim"):
-    """Claim a card out of turn (variants with claims)."""
+    """Claim the discard out of turn (variants with claims); `depth` > 1 claims that many cards from the top."""
+    depth: int = 1
 
 
 class Bid(_Op, tag="bid"):
@@ -67,7 +81,7 @@ class Bid(_Op, tag="bid"):
     value: int | str
 
 
-Op = Union[Draw, Meld, LayOff, Exchange, Discard, Knock, Pass, Claim, Bid]
+Op = Union[Draw, Meld, LayOff, Take, Rearrange, Exchange, Discard, Knock, Pass, Claim, Bid]
 
 
 class Message(msgspec.Struct, tag_field="type", omit_defaults=True):

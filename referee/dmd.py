@@ -235,3 +235,13 @@ class DrawMeldDiscard(Game):
         self.phase = "over"
         hands = [sorted(h) for h in self.hands]
         self.finish_deal(self.score_deal(winner), winner, hands=hands)
+
+    # --- for the conformance suite --------------------------------------------------
+    def cards_in_play(self) -> list[str]:
+        """Every card of the current deal, wherever it lies."""
+        return [c for h in self.hands for c in h] + self.stock + [c for p in self.piles for c in p] + \
+            [c for m in self.table for c in m.cards]
+
+    def hidden_zones(self, seat: int) -> list[list[str]]:
+        """The card lists `seat` must not see (their contents may be permuted without changing its view)."""
+        return [h for i, h in enumerate(self.hands) if i != seat] + [self.stock]

@@ -121,24 +121,31 @@ class Match:
         g = self.game
         while not g.is_over():
             seats = g.to_act()
+            decisions = {i: g.decision(i) for i in seats}
+            replies: dict[int, tuple[int, m.Play | None]] = {}
             if len(seats) == 1:
-                await self._turn(seats[0])
-            else:
+                replies[seats[0]] = await self._ask_new(seats[0], decisions[seats[0]])
+            else:  # simultaneous: everyone answers on their own clock, then plays apply in seat order
                 async with trio.open_nursery() as nursery:
-                    for s in seats:
-                        nursery.start_soon(self._turn, s)
+                    for i in seats:
+                        nursery.start_soon(self._collect, i, decisions[i], replies)
+            for i in sorted(seats):
+                await self._settle(i, decisions[i], *replies[i])
             await self._broadcast_deal_ends()
 
-    async def _turn(self, i: int) -> None:
+    async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
+        into[i] = await self._ask_new(i, decision)
+
+    async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
+        rid = self.next_id
+        self.next_id += 1
+        return rid, await self._ask(i, rid, decision)
+
+    async def _settle(self, i: int, decision: m.Decision, rid: int, reply: m.Play | None) -> None:
+        """Apply a seat's reply; on an illegal play retry (if allowed) or forfeit; a faulted seat gets the fallback."""
         seat, g = self.seats[i], self.game
-        decision = g.decision(i)
         tries = 0
-        while seat.fault is None:
-            rid = self.next_id
-            self.next_id += 1
-            reply = await self._ask(i, rid, decision)
-            if reply is None:
-                break
+        while reply is not None:
             try:
                 g.apply(i, reply.ops)
                 self._log(i, rid, decision, reply.ops, "ok")
@@ -151,6 +158,7 @@ class Match:
                     break
                 tries += 1
                 await self._send(i, m.Rejected(rid, e.rule, e.message, self.retries - tries))
+                rid, reply = await self._ask_new(i, decision)
         ops = g.fallback(i)
         g.apply(i, ops)
         self._log(i, None, decision, ops, "fallback")
@@ -158,6 +166,8 @@ class Match:
     async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
         seat, g = self.seats[i], self.game
         events, seat.cursor = g.events_since(i, seat.cursor)
+        if seat.fault is not None:
+            return None
         request = m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank))
         if not await self._send(i, request):
             return None

@@ -106,6 +106,7 @@ def _replay_action(game, line: dict, n: int) -> None:
     except IllegalAction as e:
         accepted = False
         rule = e.rule
-    if accepted != (line["verdict"] in ("ok", "fallback")):
+    expected = "accepted" if line["verdict"] in ("ok", "fallback") else line["verdict"]
+    if (accepted and expected != "accepted") or (not accepted and expected != f"illegal:{rule}"):
         what = "accepted" if accepted else f"rejected ({rule})"
         raise ReplayError(f"line {n}: the play of seat {line['seat']} is {what} on replay but was {line['verdict']}")
