@@ -199,11 +199,14 @@ class Match:
         if seat.fault is not None or seat.proc is None:
             return False
         try:
-            await seat.proc.send(m.encode(msg))
+            with trio.fail_after(self.limits.move_time + seat.bank):  # a bot that stops reading blocks the pipe
+                await seat.proc.send(m.encode(msg))
             return True
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
-            return False
+        except trio.TooSlowError:
+            self._fault(i, "timeout", "the bot stopped reading its input")
+        return False
 
     async def _broadcast_deal_ends(self) -> None:
         for e in self.game.log[self._broadcast_cursor:]:

@@ -1,0 +1,325 @@
+"""The bot process runner: spawn a bot without a shell, exchange lines, kill its whole tree.
+
+Timeouts belong to the caller (`trio.fail_after`, or `timed_receive`). Cleanup: every bot
+must be `aclose()`d; `bot_group()` does it for every bot it started, whatever happened
+(exceptions, cancellation, Ctrl-C). A bot's stderr reader also kills the bot if its
+nursery is cancelled, so a forgotten `aclose()` cannot leave a process behind.
+
+Reach of the kill: the bot runs as the leader of its own session, so `killpg` reaches every
+descendant that stays in its process group, and a sweep over /proc then reaches those that
+moved to another group of the same session. A descendant that calls setsid() itself (a
+daemon) escapes both; catching it would need a cgroup or a PID namespace.
+PR_SET_PDEATHSIG is not used: trio spawns from a worker thread, and the signal fires when
+that thread exits, not when the referee does.
+"""
+import os
+import resource
+import signal
+import subprocess
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator
+
+import msgspec
+import trio
+
+from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
+
+_CHUNK = 65536
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_EXIT_GRACE = 1.0  # after stdout EOF, how long to wait for the exit status and the last stderr
+_REAP_GRACE = 5.0  # a SIGKILLed process in uninterruptible sleep may take a while to die
+
+
+@dataclass
+class Limits:
+    """Time and resource limits of one bot."""
+
+    move_time: float = 2.0  # seconds per decision
+    bank: float = 30.0  # per-match time bank for overruns beyond move_time
+    startup_time: float = 10.0  # from spawn to the bot's first line (ready)
+    # RLIMIT_DATA, not RLIMIT_AS: V8 and the JVM reserve far more address space than they use.
+    memory_mb: int = 2048
+    # RLIMIT_NPROC counts every task (thread) of the *user*, not of the bot, so it is set to
+    # the user's current task count plus this headroom: a fork-bomb guard that cannot stop a
+    # bot from starting. Bots started concurrently share the headroom; None disables it.
+    # The kernel exempts root, so as root this has no effect.
+    processes: int | None = 256
+    file_size_mb: int = 64  # RLIMIT_FSIZE (pipes are not files: stdout/stderr are unaffected)
+    stderr_cap: int = 64 * 1024  # bytes of stderr kept (the tail); the rest is dropped and counted
+    max_line: int = MAX_LINE_BYTES
+
+
+class BotFault(Exception):
+    """A bot misbehaved (a result against its seat). `kind`: timeout, crash, broken_pipe,
+    malformed, unknown_message, line_too_long, startup or exec; `detail` says what happened."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+def _user_tasks() -> int:
+    """Tasks (threads included, as RLIMIT_NPROC counts them) owned by our uid."""
+    uid, count = os.getuid(), 0
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        with suppress(OSError):
+            if os.stat(f"/proc/{name}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{name}/task"))
+    return count
+
+
+def _rlimits(limits: Limits) -> list[tuple[int, int]]:
+    """(resource, value) pairs to apply in the child; computed in the parent."""
+    mb = 1 << 20
+    pairs = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_DATA, limits.memory_mb * mb),
+             (resource.RLIMIT_FSIZE, limits.file_size_mb * mb)]
+    if limits.processes is not None:
+        pairs.append((resource.RLIMIT_NPROC, _user_tasks() + limits.processes))
+    return pairs
+
+
+def _apply_rlimits(pairs: list[tuple[int, int]]) -> None:
+    """preexec_fn: set soft and hard limits, never above the inherited hard limit."""
+    for res, value in pairs:
+        hard = resource.getrlimit(res)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(res, (value, value))
+
+
+def _session_procs(sid: int) -> list[tuple[int, int]]:
+    """(pid, CPU ticks incl. reaped children) of every live process in session `sid`."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        with suppress(OSError):  # the process may exit while we look
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+            # The command name may hold spaces and parentheses: split after the last ')'.
+            fields = stat[stat.rindex(b")") + 2:].split()
+            if int(fields[3]) == sid:  # field 6 of proc(5): the session id
+                found.append((int(name), sum(map(int, fields[11:15]))))  # utime stime cutime cstime
+    return found
+
+
+def _describe(status: int | None) -> str:
+    if status is None:
+        return "closed stdout but is still running"
+    if status >= 0:
+        return f"exited with code {status}"
+    return f"killed by {signal.strsignal(-status) or -status} (signal {-status})"
+
+
+class BotProcess:
+    """One bot subprocess: start, send lines, receive lines, kill its whole process group."""
+
+    def __init__(self, proc: trio.Process, limits: Limits):
+        self._proc = proc
+        self.limits = limits
+        self.pid = self.pgid = proc.pid  # start_new_session: the bot leads its session and group
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf known to hold no newline
+        self._skipping = False  # inside the rest of an overlong line
+        self._stderr = bytearray()
+        self.stderr_dropped = 0
+        self._stderr_done = trio.Event()
+        self._status: int | None = None
+        self._cpu_ticks = 0
+        self._closing = False
+        self._closed = trio.Event()
+
+    @classmethod
+    async def start(cls, nursery: trio.Nursery, argv: list[str], limits: Limits,
+                    cwd: str | os.PathLike | None = None,
+                    env: dict[str, str] | None = None) -> "BotProcess":
+        """Spawn `argv` (no shell) in its own session with `limits`; its stderr is read in `nursery`."""
+        pairs = _rlimits(limits)
+        try:
+            proc = await trio.lowlevel.open_process(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, preexec_fn=lambda: _apply_rlimits(pairs),
+                cwd=cwd, env=env)
+        except OSError as e:
+            raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
+        bot = cls(proc, limits)
+        try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
+            nursery.start_soon(bot._drain_stderr)
+        except RuntimeError:  # the nursery is closed
+            os.killpg(bot.pgid, signal.SIGKILL)
+            raise
+        return bot
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status (negative: killed by that signal), or None while running."""
+        if self._status is None:
+            # WNOWAIT peeks without reaping: the zombie keeps the pgid from being reused
+            # until aclose() has killed the group.
+            with suppress(ChildProcessError):
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                if info is not None:
+                    exited = info.si_code == os.CLD_EXITED
+                    self._status = info.si_status if exited else -info.si_status
+        return self._status
+
+    @property
+    def stderr_tail(self) -> bytes:
+        """The last `limits.stderr_cap` bytes the bot wrote to stderr."""
+        return bytes(self._stderr)
+
+    def cpu_time(self) -> float:
+        """CPU seconds (user+sys) of the bot's process tree so far; approximate.
+
+        Sums live processes of the bot's session, each with its reaped children. Missed:
+        descendants that left the session, and children that exited unreaped by a member.
+        The value never decreases and is frozen once the bot is closed.
+        """
+        if not self._closing:
+            ticks = sum(t for _, t in _session_procs(self.pgid))
+            self._cpu_ticks = max(self._cpu_ticks, ticks)
+        return self._cpu_ticks / _CLK_TCK
+
+    async def send(self, data: bytes) -> None:
+        """Write `data` to the bot's stdin; BotFault("broken_pipe") if the bot is gone.
+
+        Blocks while the bot's stdin pipe is full (a bot that stops reading): keep it under a deadline.
+        """
+        try:
+            await self._proc.stdin.send_all(data)
+        except trio.BrokenResourceError:
+            raise BotFault("broken_pipe", f"bot {_describe(self.returncode)}") from None
+
+    async def receive_line(self) -> bytes:
+        """One line from the bot's stdout, without the newline; memory stays bounded by max_line."""
+        limit = self.limits.max_line
+        while True:
+            if self._skipping:
+                nl = self._buf.find(b"\n")
+                del self._buf[:len(self._buf) if nl < 0 else nl + 1]
+                self._skipping = nl < 0
+            nl = self._buf.find(b"\n", self._scanned)
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[:nl + 1]
+                self._scanned = 0
+                if nl > limit:
+                    raise BotFault("line_too_long", f"a line of {nl} bytes (limit {limit})")
+                return line
+            self._scanned = len(self._buf)
+            if len(self._buf) > limit:
+                self._buf.clear()
+                self._scanned, self._skipping = 0, True
+                raise BotFault("line_too_long", f"a line longer than {limit} bytes")
+            try:
+                chunk = await self._proc.stdout.receive_some(_CHUNK)
+            except trio.BrokenResourceError:
+                chunk = b""
+            if not chunk:
+                raise await self._eof_fault()
+            self._buf += chunk
+
+    async def _eof_fault(self) -> BotFault:
+        with trio.move_on_after(_EXIT_GRACE):
+            while self.returncode is None:
+                await trio.sleep(0.01)
+            await self._stderr_done.wait()
+        detail = _describe(self.returncode)
+        last = self.stderr_tail.strip().rsplit(b"\n", 1)[-1][-200:]
+        if last:
+            detail += f" (stderr: {last.decode(errors='replace')})"
+        return BotFault("crash", detail)
+
+    async def _drain_stderr(self) -> None:
+        try:
+            async for chunk in self._proc.stderr:
+                self._stderr += chunk
+                excess = len(self._stderr) - self.limits.stderr_cap
+                if excess > 0:
+                    del self._stderr[:excess]
+                    self.stderr_dropped += excess
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+        except BaseException:  # cancelled (Ctrl-C, a failing sibling): take the bot down too
+            self._stderr_done.set()
+            await self.aclose()
+            raise
+        finally:
+            self._stderr_done.set()
+
+    async def aclose(self) -> None:
+        """SIGKILL the bot's process group (and session stragglers), then reap it. Idempotent, shielded."""
+        with trio.CancelScope(shield=True):
+            if self._closing:
+                await self._closed.wait()
+                return
+            self.cpu_time()
+            self._closing = True
+            # The unreaped leader holds the pgid, so killpg cannot hit a recycled group.
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pgid, signal.SIGKILL)
+            for pid, _ in _session_procs(self.pgid):  # members that moved to another group
+                with suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            for stream in (self._proc.stdin, self._proc.stdout):
+                await stream.aclose()
+            with trio.move_on_after(_REAP_GRACE):
+                self._status = await self._proc.wait()
+            # A setsid() escapee may still hold stderr open: stop waiting for its EOF.
+            with trio.move_on_after(_EXIT_GRACE):
+                await self._stderr_done.wait()
+            await self._proc.stderr.aclose()
+            self._closed.set()
+
+
+async def timed_receive(bot: BotProcess, seconds: float,
+                        fault: str = "timeout") -> tuple[bytes, float, float]:
+    """Receive one line within `seconds`: (line, wall s, CPU s); else BotFault(`fault`), e.g. "startup"."""
+    start, cpu = trio.current_time(), bot.cpu_time()
+    with trio.move_on_after(seconds) as scope:
+        line = await bot.receive_line()
+    wall = trio.current_time() - start
+    if scope.cancelled_caught:
+        raise BotFault(fault, f"no complete line within {seconds:.3f} s")
+    return line, wall, bot.cpu_time() - cpu
+
+
+def decode_reply(line: bytes) -> Ready | Play:
+    """Decode a bot's line; BotFault("malformed") or BotFault("unknown_message") if it is not a reply."""
+    try:
+        return decode_from_bot(line)
+    except msgspec.DecodeError as e:  # bad JSON, or a ValidationError (a subclass)
+        try:
+            tag = msgspec.json.decode(line, type=dict).get("type")
+        except msgspec.DecodeError:
+            tag = None
+        known = not isinstance(tag, str) or tag in ("ready", "play")
+        raise BotFault("malformed" if known else "unknown_message", f"{e}: {line[:80]!r}") from None
+
+
+class BotGroup:
+    """The bots of one match, made by `bot_group()`: every bot it started is closed on exit."""
+
+    def __init__(self, nursery: trio.Nursery):
+        self.nursery = nursery
+        self.bots: list[BotProcess] = []
+
+    async def start(self, argv: list[str], limits: Limits, cwd: str | os.PathLike | None = None,
+                    env: dict[str, str] | None = None) -> BotProcess:
+        """Start a bot that is killed when the group ends."""
+        bot = await BotProcess.start(self.nursery, argv, limits, cwd=cwd, env=env)
+        self.bots.append(bot)
+        return bot
+
+
+@asynccontextmanager
+async def bot_group() -> AsyncIterator[BotGroup]:
+    """`async with bot_group() as group:` every bot started by `group.start` is gone on exit."""
+    async with trio.open_nursery() as nursery:
+        group = BotGroup(nursery)
+        try:
+            yield group
+        finally:
+            with trio.CancelScope(shield=True):
+                for bot in group.bots:
+                    await bot.aclose()

@@ -1,0 +1,343 @@
+"""The bot process runner, driven with real subprocess bots (sample_bots/bad)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parent.parent
+HELLO = {"type": "hello", "protocol": 1, "variant": "classic", "rules_version": 1, "seat": 0,
+         "players": 2, "options": {}, "limits": {"move_time": 0.2, "bank": 1.0, "startup_time": 5}}
+
+
+def bad(name: str) -> list[str]:
+    return [sys.executable, "-m", f"sample_bots.bad.{name}"]
+
+
+def line(msg: dict) -> bytes:
+    return json.dumps(msg).encode() + b"\n"
+
+
+def request(n: int) -> bytes:
+    options = [{"op": "draw", "source": "stock"}, {"op": "draw", "source": "discard"}]
+    return line({"type": "request", "id": n, "decision": {"kind": "draw", "options": options},
+                 "view": {"hand": ["AS", "2S"]}, "events": [],
+                 "clock": {"move_time": 0.2, "bank": 1.0}})
+
+
+def _state(pid: int) -> tuple[str, int] | None:
+    """(state letter, pgid) of a process, or None if it does not exist."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+    except FileNotFoundError:
+        return None
+    return fields[0].decode(), int(fields[2])
+
+
+def _alive(pid: int) -> bool:
+    # A zombie is dead: it only waits for its parent (here PID 1, which polls slowly) to reap it.
+    state = _state(pid)
+    return state is not None and state[0] not in "ZX"
+
+
+def _wait_until(condition, deadline: float = 2.0) -> bool:
+    end = time.monotonic() + deadline
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def gone(pid: int) -> bool:
+    """True once `pid` is dead."""
+    return _wait_until(lambda: not _alive(pid))
+
+
+def _group_size(pgid: int) -> int:
+    states = (_state(int(p)) for p in os.listdir("/proc") if p.isdigit())
+    return sum(1 for s in states if s and s[0] not in "ZX" and s[1] == pgid)
+
+
+def group_gone(pgid: int) -> bool:
+    """True once no live process is left in process group `pgid`."""
+    return _wait_until(lambda: _group_size(pgid) == 0)
+
+
+async def greet(bot: BotProcess) -> dict:
+    await bot.send(line(HELLO))
+    ready, _, _ = await timed_receive(bot, 5)
+    return json.loads(ready)
+
+
+async def play_rounds(bot: BotProcess, rounds: int, seconds: float = 5) -> None:
+    for n in range(1, rounds + 1):
+        await bot.send(request(n))
+        reply = decode_reply((await timed_receive(bot, seconds))[0])
+        assert reply.id == n
+
+
+async def test_echo_round_trip():
+    echo = "import sys\nfor l in sys.stdin: sys.stdout.write(l.upper()); sys.stdout.flush()"
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", echo], Limits())
+        for word in (b"hello", b"again"):
+            await bot.send(word + b"\n")
+            assert await bot.receive_line() == word.upper()
+    assert bot.returncode == -signal.SIGKILL
+
+
+async def test_protocol_round_trip_and_clean_exit():
+    async with bot_group() as group:
+        bot = await group.start(bad("_base"), Limits(), cwd=ROOT)
+        assert (await greet(bot))["type"] == "ready"
+        await play_rounds(bot, 3)
+        await bot.send(line({"type": "shutdown"}))
+        with pytest.raises(BotFault) as fault:
+            await bot.receive_line()
+        assert fault.value.kind == "crash" and "code 0" in fault.value.detail
+    assert bot.returncode == 0
+
+
+async def test_exec_fault_for_missing_program():
+    async with bot_group() as group:
+        with pytest.raises(BotFault) as fault:
+            await group.start(["/nonexistent/bot"], Limits())
+    assert fault.value.kind == "exec"
+
+
+async def test_exit_before_ready_is_a_crash_with_exit_code_and_stderr():
+    async with bot_group() as group:
+        bot = await group.start(bad("exit_now"), Limits(), cwd=ROOT)
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 5)
+    assert fault.value.kind == "crash"
+    assert "code 1" in fault.value.detail and "not today" in fault.value.detail
+
+
+async def test_crash_mid_match():
+    async with bot_group() as group:
+        bot = await group.start(bad("crash"), Limits(), cwd=ROOT)
+        await greet(bot)
+        await play_rounds(bot, 5)
+        await bot.send(request(6))
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 5)
+        assert fault.value.kind == "crash" and "code 3" in fault.value.detail
+        with pytest.raises(BotFault) as fault:
+            for _ in range(100):  # the pipe buffer may take a write or two before it breaks
+                await bot.send(request(7))
+        assert fault.value.kind == "broken_pipe"
+
+
+async def test_hang_times_out():
+    async with bot_group() as group:
+        bot = await group.start(bad("hang"), Limits(), cwd=ROOT)
+        await greet(bot)
+        await play_rounds(bot, 3)
+        await bot.send(request(4))
+        start = trio.current_time()
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 0.3)
+        assert fault.value.kind == "timeout"
+        assert 0.3 <= trio.current_time() - start < 1.0
+
+
+async def test_late_bot_reply_is_measured():
+    async with bot_group() as group:
+        bot = await group.start(bad("late"), Limits(), cwd=ROOT)
+        await greet(bot)  # move_time 0.2: every reply comes about 0.7 s late
+        await bot.send(request(1))
+        with pytest.raises(BotFault):
+            await timed_receive(bot, 0.2)
+        _, wall, cpu = await timed_receive(bot, 2)  # the late reply still arrives, intact
+        assert 0.3 < wall < 1.5 and cpu < 0.3
+
+
+async def test_line_limit_is_exact():
+    script = "import sys; sys.stdout.write('a' * 1000 + '\\n' + 'b' * 1001 + '\\nok\\n')"
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits(max_line=1000))
+        assert await bot.receive_line() == b"a" * 1000
+        with pytest.raises(BotFault) as fault:
+            await bot.receive_line()
+        assert fault.value.kind == "line_too_long"
+        assert await bot.receive_line() == b"ok"
+
+
+async def test_ten_megabyte_line_is_a_fault_in_bounded_memory():
+    async with bot_group() as group:
+        bot = await group.start(bad("bigline"), Limits(), cwd=ROOT)
+        await greet(bot)
+        await bot.send(request(1))
+        tracemalloc.start()
+        try:
+            with pytest.raises(BotFault) as fault:
+                await timed_receive(bot, 5)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert fault.value.kind == "line_too_long"
+    assert peak < 4 * Limits().max_line
+
+
+async def test_stderr_flood_does_not_stall_and_is_capped():
+    async with bot_group() as group:
+        bot = await group.start(bad("stderr_flood"), Limits(stderr_cap=10_000), cwd=ROOT)
+        await greet(bot)
+        await play_rounds(bot, 4)  # 32 MB of stderr: would block the bot if nobody read it
+        assert len(bot.stderr_tail) == 10_000
+        assert b"noise noise" in bot.stderr_tail
+        assert bot.stderr_dropped > 20_000_000
+
+
+async def test_forker_child_dies_with_the_bot():
+    async with bot_group() as group:
+        bot = await group.start(bad("forker"), Limits(), cwd=ROOT)
+        await greet(bot)
+        with trio.fail_after(2):  # stderr is read by another task: wait for the line to arrive
+            while b"\n" not in bot.stderr_tail:
+                await trio.sleep(0.01)
+        child = int(bot.stderr_tail.split(b"child pid ")[1].split()[0])
+        assert os.getpgid(child) == bot.pgid
+        await bot.aclose()
+        await bot.aclose()  # twice is fine
+    assert gone(child) and group_gone(bot.pgid)
+
+
+async def test_child_that_leaves_the_group_is_swept():
+    script = textwrap.dedent("""
+        import os, subprocess, sys
+        child = subprocess.Popen(["sleep", "1000"], process_group=0)
+        print(child.pid, flush=True)
+        sys.stdin.read()
+    """)
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits())
+        child = int(await bot.receive_line())
+        assert os.getpgid(child) == child != bot.pgid
+    assert gone(child)
+
+
+async def test_cancel_leaves_no_process_behind():
+    with trio.move_on_after(1):
+        async with bot_group() as group:
+            bots = [await group.start(bad("forker"), Limits(), cwd=ROOT) for _ in range(2)]
+            await trio.sleep_forever()
+    assert all(group_gone(bot.pgid) for bot in bots)
+
+
+async def test_stderr_reader_kills_bot_when_nursery_is_cancelled():
+    with trio.move_on_after(0.5):
+        async with trio.open_nursery() as nursery:
+            bot = await BotProcess.start(nursery, bad("forker"), Limits(), cwd=ROOT)
+            await trio.sleep_forever()  # aclose() forgotten on purpose
+    assert group_gone(bot.pgid)
+
+
+def test_ctrl_c_leaves_no_process_behind(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys, trio
+        from referee.runner import Limits, bot_group
+        async def main():
+            async with bot_group() as group:
+                for _ in range(3):
+                    bot = await group.start([sys.executable, "-m", "sample_bots.bad.forker"],
+                                            Limits(), cwd={str(ROOT)!r})
+                    print(bot.pgid, flush=True)
+                await trio.sleep_forever()
+        trio.run(main)
+    """)
+    with subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL) as referee:
+        try:
+            pgids = [int(referee.stdout.readline()) for _ in range(3)]
+            assert all(_wait_until(lambda: _group_size(p) == 2, 5) for p in pgids)  # bot + child
+            referee.send_signal(signal.SIGINT)
+            assert referee.wait(10) != 0
+        finally:
+            referee.kill()
+    assert all(group_gone(pgid) for pgid in pgids)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+async def test_node_runs_under_default_limits():
+    async with bot_group() as group:
+        bot = await group.start(["node", "-e", "console.log(1)"], Limits())
+        line_, _, _ = await timed_receive(bot, 10)
+    assert line_ == b"1"
+
+
+async def test_cpu_time_counts_the_process_tree():
+    spin = "import time; t = time.process_time()\nwhile time.process_time() - t < 0.4: pass"
+    script = textwrap.dedent(f"""
+        import subprocess, sys
+        subprocess.run([sys.executable, "-c", {spin!r}])
+        exec({spin!r})
+        print("done", flush=True)
+        sys.stdin.read()
+    """)
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits())
+        before = bot.cpu_time()
+        line_, _, cpu = await timed_receive(bot, 5)
+        assert line_ == b"done"
+        assert bot.cpu_time() >= 0.8 > before
+        assert cpu >= 0.7
+
+
+def test_decode_reply_names_the_fault():
+    assert decode_reply(b'{"type":"ready","name":"x"}').name == "x"
+    for raw, kind in [(b"not json", "malformed"), (b'{"type":"banana"}', "unknown_message"),
+                      (b'{"type":"play","id":"x","ops":[]}', "malformed"), (b"[1]", "malformed")]:
+        with pytest.raises(BotFault) as fault:
+            decode_reply(raw)
+        assert fault.value.kind == kind, raw
+
+
+async def test_silent_bot_fails_startup():
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", "import time; time.sleep(60)"], Limits())
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 0.3, fault="startup")
+    assert fault.value.kind == "startup"
+
+
+async def test_memory_limit_applies():
+    hog = "import resource; print(resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20, flush=True)\n" \
+          "x = bytearray(300 << 20)"
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", hog], Limits(memory_mb=200))
+        assert await bot.receive_line() == b"200"
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 5)
+    assert fault.value.kind == "crash" and "MemoryError" in fault.value.detail
+
+
+@pytest.mark.parametrize("name, rounds, check", [
+    ("garbage", 4, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind == "malformed"),
+    ("unknown", 1, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind
+     == "unknown_message"),
+    ("stale", 1, lambda raw: decode_reply(raw).id == 0),
+    ("illegal", 4, lambda raw: decode_reply(raw).ops[0].card not in ("AS", "2S")),
+])
+async def test_misbehaving_bots_misbehave_as_documented(name, rounds, check):
+    async with bot_group() as group:
+        bot = await group.start(bad(name), Limits(), cwd=ROOT)
+        await greet(bot)
+        for n in range(1, rounds + 1):
+            await bot.send(request(n))
+            raw, _, _ = await timed_receive(bot, 5)
+        assert check(raw)
