@@ -11,6 +11,7 @@ from referee.cards import deck, rank, shuffled
 from referee.engine import Game, Option, derive_seed
 from referee.errors import IllegalAction
 from referee.melds import MeldRules, TableMeld, exchange, lay_off, new_meld
+from referee.solver import best_split
 
 PIP_VALUES = {1: 11, 11: 10, 12: 10, 13: 10}
 
@@ -53,6 +54,17 @@ class DrawMeldDiscard(Game):
     def score_deal(self, winner: int | None) -> list[float]:
         """Per-seat deal scores (penalties for the cards left in hand)."""
         return [sum(self.penalty(c) for c in hand) for hand in self.hands]
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """End-of-deal value of a hand: the best melds, the cards left over, and what the hand would cost
+        if the deal ended now (in Classic every card held counts, melded or not; rules/classic.md, Scoring)."""
+        game = cls.__new__(cls)  # hooks only: no deal is needed to value a hand
+        game.opts = cls.parse_options({})
+        split = best_split(hand, cls.meld_rules, game.penalty)
+        return {"melds": [list(m.cards) for m in split.melds], "identities": [list(m.ids) for m in split.melds],
+                "deadwood": list(split.deadwood), "deadwood_points": split.points,
+                "points": sum(game.penalty(c) for c in hand)}
 
     # --- deal and turn state ---------------------------------------------------------
     def start_deal(self) -> None:

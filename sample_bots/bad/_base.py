@@ -16,7 +16,7 @@ def send(reply: Any) -> None:
 
 
 def play(request: dict[str, Any], attempt: int = 0) -> dict[str, Any]:
-    """A legal play: an offered option (the next one on each retry), or a stock draw when none are offered."""
+    """A legal play: an offered option (the `attempt`-th on a retry), or a stock draw when none are offered."""
     options = (request.get("decision") or {}).get("options")
     op = options[attempt % len(options)] if options else {"op": "draw", "source": "stock"}
     return {"type": "play", "id": request["id"], "ops": [op]}
@@ -24,20 +24,20 @@ def play(request: dict[str, Any], attempt: int = 0) -> dict[str, Any]:
 
 def serve(name: str, answer: Answer = lambda request, n: play(request)) -> None:
     """Answer hello with ready and the n-th request (1-based) with `answer(request, n)`; None sends nothing."""
-    count, last, attempt = 0, None, 0
+    count, retry = 0, 0
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg.get("type")
         if kind == "hello":
             send({"type": "ready", "name": name})
         elif kind == "request":
-            count, last, attempt = count + 1, msg, 0
-            reply = answer(msg, count)
+            count += 1
+            reply = answer(msg, count) if not retry else play(msg, retry)
+            retry = 0
             if reply is not None:
                 send(reply)
-        elif kind == "rejected" and last is not None and msg.get("retries_left", 0) > 0:
-            attempt += 1
-            send(play(last, attempt))
+        elif kind == "rejected":
+            retry += 1  # the referee asks again with a new request: offer the next option
         elif kind == "shutdown":
             return
 

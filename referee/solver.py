@@ -1,0 +1,288 @@
+"""Best split of a hand into melds: the arrangement that leaves the least deadwood, found exactly.
+
+Every meld the hand can form is listed once per multiset of cards and packed as a count vector: one bit
+field per distinct card code, topped by a guard bit, so a single subtraction tells whether a meld still
+fits. A memoised search then places the lowest remaining card, either as deadwood or in a meld holding it.
+"""
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations, combinations_with_replacement, product
+from typing import Callable
+
+from protocol.cards import JOKER, RANKS, SUITS
+from referee.cards import rank, suit
+from referee.melds import MeldRules, TableMeld
+
+Value = Callable[[str], int]
+_SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
+
+
+@dataclass(frozen=True)
+class Split:
+    """An arrangement of a hand: the melds, the cards left over, and what those are worth."""
+    melds: list[TableMeld]
+    deadwood: list[str]
+    points: int
+
+
+def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
+    """The arrangement of `hand` into disjoint valid melds leaving the least deadwood value
+    (ties: more cards melded, then a fixed order of the cards, whatever the order of `hand`)."""
+    search = _Search(hand, rules, value)
+    return search.split(search.full)
+
+
+def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, Split]:
+    """The discard that leaves the least deadwood in the rest of `hand` (e.g. an 11-card gin hand),
+    with the best split of the cards kept. Ties go to the first card in the fixed card order."""
+    if not hand:
+        raise ValueError("best_discard needs at least one card")
+    search = _Search(hand, rules, value)
+    card = min(search.codes, key=lambda c: search.cost(search.without(c)))
+    return card, search.split(search.without(card))
+
+
+def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:
+    """Every valid meld that can be formed from cards of `hand`: one per kind and multiset of cards,
+    each wild card given one valid identity. Pass the melds to `new_meld` with their identities."""
+    return list(_melds(Counter(hand), rules).values())
+
+
+def _order(card: str) -> tuple[int, int, int]:
+    """Fixed card order: by rank, then suit, jokers last."""
+    if card == JOKER:
+        return 1, 0, 0
+    return 0, rank(card), SUITS.index(suit(card))
+
+
+class _Search:
+    """The memoised search over the count vectors of one hand."""
+
+    def __init__(self, hand: list[str], rules: MeldRules, value: Value):
+        counts = Counter(hand)
+        self.codes = sorted(counts, key=_order)
+        self.value = value
+        index = {c: i for i, c in enumerate(self.codes)}
+        self.width = w = max(counts.values(), default=1).bit_length() + 1
+        self.guard = sum(1 << (i * w + w - 1) for i in range(len(self.codes)))
+        self.full = sum(counts[c] << (index[c] * w) for c in self.codes)
+        self.unit = [value(c) * _SCALE + 1 for c in self.codes]
+        self.melds: dict[int, TableMeld] = {}  # by count vector: a set and a run of 5H JK JK are one option
+        for meld in _melds(counts, rules).values():
+            self.melds.setdefault(sum(1 << (index[c] * w) for c in meld.cards), meld)
+        self.by_low: list[list[int]] = [[] for _ in self.codes]  # melds by their lowest card
+        for mask, meld in self.melds.items():
+            self.by_low[min(index[c] for c in meld.cards)].append(mask)
+        self.memo: dict[int, tuple[int, int]] = {0: (0, 0)}  # state -> (cost, meld chosen or 0 for deadwood)
+
+    def without(self, card: str) -> int:
+        """The full hand's state less one copy of `card`."""
+        return self.full - (1 << (self.codes.index(card) * self.width))
+
+    def cost(self, state: int) -> int:
+        """Least cost of the cards in `state` (memoised, with the choice made for each state)."""
+        memo, by_low, unit, guard, w = self.memo, self.by_low, self.unit, self.guard, self.width
+        field = (1 << (w - 1)) - 1
+
+        def best(s: int) -> int:
+            hit = memo.get(s)
+            if hit is not None:
+                return hit[0]
+            i = ((s & -s).bit_length() - 1) // w
+            options = by_low[i]
+            if not options:  # no meld can hold this card any more: every copy is deadwood
+                n = (s >> (i * w)) & field
+                cost, choice = best(s - (n << (i * w))) + n * unit[i], 0
+            else:
+                cost, choice = best(s - (1 << (i * w))) + unit[i], 0
+                g = s | guard
+                for mask in options:
+                    if (g - mask) & guard == guard:  # a borrow clears a guard bit: the meld does not fit
+                        c = best(s - mask)
+                        if c < cost:
+                            cost, choice = c, mask
+            memo[s] = (cost, choice)
+            return cost
+
+        return best(state)
+
+    def split(self, state: int) -> Split:
+        """The best split of the cards in `state`, following the memoised choices."""
+        self.cost(state)
+        w, melds, dead = self.width, [], []
+        while state:
+            mask = self.memo[state][1]
+            if mask:
+                melds.append(self.melds[mask])
+            else:
+                i = ((state & -state).bit_length() - 1) // w
+                n = 1 if self.by_low[i] else (state >> (i * w)) & ((1 << (w - 1)) - 1)
+                dead += [self.codes[i]] * n
+                mask = n << (i * w)
+            state -= mask
+        return Split(melds, dead, sum(self.value(c) for c in dead))
+
+
+def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
+    """Every valid meld from the cards counted, keyed by (kind, sorted cards)."""
+    wilds = {c: n for c, n in counts.items() if c in rules.wilds}
+    n_wild = sum(wilds.values())
+    naturals = {c: n for c, n in counts.items() if c != JOKER}  # a wild deuce may stand for itself
+    out: dict[tuple, TableMeld] = {}
+    if rules.allow_runs:
+        lines, extras = _run_windows(rules)
+        for s in SUITS:
+            present = [0] + [naturals.get(r + s, 0) for r in RANKS]
+            if rules.min_naturals and not any(present):
+                continue
+            for line in lines:
+                if n_wild or present[line[0]]:
+                    _walk_line(line, s, present, wilds, n_wild, rules, out)
+            for window in extras:
+                _window(window, s, present, wilds, n_wild, rules, out)
+    if rules.allow_sets:
+        by_rank = Counter()
+        for c, n in naturals.items():
+            by_rank[c[0]] += n
+        for r in RANKS:
+            if by_rank[r] + n_wild >= rules.min_size and (by_rank[r] or not rules.min_naturals):
+                _set_melds(r, naturals, wilds, rules, out)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """(lines, extras) of ranks in table order: the runs allowed are the prefixes of each line
+    (of at least min_size cards) plus the extra windows."""
+    extras = []
+    if rules.wrap:  # any stretch round the corner of up to 12 ranks; all 13 as a low or high run
+        lines = tuple(tuple((a + j) % 13 + 1 for j in range(12)) for a in range(13))
+        if rules.ace_low:
+            extras.append(tuple(range(1, 14)))
+        elif rules.ace_high:
+            extras.append(tuple(range(2, 14)) + (1,))
+    else:  # positions 1..14 with the ace at both ends; a run spans at most 13 of them
+        lo, hi = (1 if rules.ace_low else 2), (14 if rules.ace_high else 13)
+        lines = tuple(tuple((p - 1) % 13 + 1 for p in range(a, min(hi, a + 12) + 1)) for a in range(lo, hi + 1))
+    if rules.ace_both_ends:
+        extras.append(tuple(range(1, 14)) + (1,))
+    return lines, tuple(extras)
+
+
+def _walk_line(line: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int,
+               rules: MeldRules, out: dict) -> None:
+    """Emit the runs along one line, stopping once the gaps outnumber the wild cards."""
+    avail, gaps = [], []
+    for p, r in enumerate(line):
+        (avail if present[r] else gaps).append(p)
+        if len(gaps) > n_wild:
+            return
+        # a window from a gap to before a gap holds the same cards as the window one step higher
+        shifts = bool(gaps) and gaps[0] == 0 and p + 1 < len(line) and not present[line[p + 1]]
+        if p + 1 >= rules.min_size and not shifts:
+            _emit_run(line[:p + 1], s, avail, gaps, wilds, n_wild, rules, out)
+
+
+def _window(window: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int,
+            rules: MeldRules, out: dict) -> None:
+    """Emit the runs filling one window that may hold a rank twice (the ace of A-2-...-K-A)."""
+    used = [0] * 14
+    avail, gaps = [], []
+    for p, r in enumerate(window):
+        if used[r] < present[r]:
+            used[r] += 1
+            avail.append(p)
+        else:
+            gaps.append(p)
+    if len(gaps) <= n_wild:
+        _emit_run(window, s, avail, gaps, wilds, n_wild, rules, out)
+
+
+def _emit_run(window: tuple[int, ...], s: str, avail: list[int], gaps: list[int], wilds: dict, n_wild: int,
+              rules: MeldRules, out: dict) -> None:
+    """Emit the runs of `window`: gaps filled by wild cards, and also naturals left out for wild cards
+    to stand in for (the natural may be needed in another meld)."""
+    ids = [RANKS[r - 1] + s for r in window]
+    if not n_wild:
+        _add(out, "run", ids, ids, rules)
+        return
+    for drop in range(n_wild - len(gaps) + 1):
+        for dropped in combinations(avail, drop):
+            fill = sorted(gaps + list(dropped))
+            pool = _pool(wilds, [ids[p] for p in avail if p not in dropped])
+            for fillers in _fillers(pool, len(fill)):
+                _add(out, "run", _placed(ids, fill, fillers), ids, rules)
+
+
+def _set_melds(r: str, naturals: dict, wilds: dict, rules: MeldRules, out: dict) -> None:
+    """Emit the sets of rank `r`, naturals first (so a wild deuce keeps its own identity when it can)."""
+    counts = [naturals.get(r + s, 0) for s in SUITS]
+    cap = rules.max_copies if rules.set_max > 4 else 1
+    for ks in sorted(product(*(range(min(c, cap) + 1) for c in counts)), key=lambda k: -sum(k)):
+        base = [r + s for s, k in zip(SUITS, ks) for _ in range(k)]
+        pool = _pool(wilds, base)
+        for w in range(max(0, rules.min_size - len(base)), sum(pool.values()) + 1):
+            suits = _wild_suits(list(ks), w, rules)
+            if suits is not None:
+                ids = base + [r + x for x in suits]
+                for fillers in _fillers(pool, w):
+                    _add(out, "set", _placed(ids, range(len(base), len(ids)), fillers), ids, rules)
+
+
+def _wild_suits(have: list[int], w: int, rules: MeldRules) -> list[str] | None:
+    """Suits for `w` wild cards joining naturals with these suit counts, or None if no valid set results.
+    Sets above four cards need all four suits first, no suit more than max_copies (_general.md, Valid combinations)."""
+    n = sum(have) + w
+    if not rules.min_size <= n <= rules.set_max:
+        return None
+    if n <= 4:
+        return None if max(have) > 1 else [SUITS[i] for i in range(4) if not have[i]][:w]
+    if max(have) > rules.max_copies or have.count(0) > w:
+        return None
+    out = []
+    for _ in range(w):  # the least used suit first, so missing suits come before second copies
+        i = min(range(4), key=have.__getitem__)
+        if have[i] >= rules.max_copies:
+            return None
+        have[i] += 1
+        out.append(SUITS[i])
+    return out
+
+
+def _pool(wilds: dict, used: list[str]) -> dict:
+    """Wild cards still free once the naturals `used` are taken (a wild deuce may be one of them)."""
+    return {c: n - used.count(c) for c, n in wilds.items() if n > used.count(c)}
+
+
+def _fillers(pool: dict, k: int) -> list[tuple[str, ...]]:
+    """Every multiset of `k` wild cards from `pool`."""
+    if k == 0:
+        return [()]
+    codes = sorted(pool, key=_order)
+    return [f for f in combinations_with_replacement(codes, k) if all(f.count(c) <= pool[c] for c in f)]
+
+
+def _placed(ids: list[str], fill, fillers: tuple[str, ...]) -> list[str]:
+    """The cards of a meld: naturals at their own ids, wild cards at the `fill` positions
+    (a wild deuce at its own identity where possible, so that it counts as natural)."""
+    cards, rest, later = list(ids), list(fill), []
+    for c in fillers:
+        own = next((p for p in rest if ids[p] == c), None)
+        if own is None:
+            later.append(c)
+        else:
+            cards[own] = c
+            rest.remove(own)
+    for p, c in zip(rest, later):
+        cards[p] = c
+    return cards
+
+
+def _add(out: dict, kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> None:
+    """Keep the meld if it has enough natural cards and its kind and cards are new."""
+    if sum(c == x for c, x in zip(cards, ids)) < rules.min_naturals:
+        return
+    key = (kind, tuple(sorted(cards)))
+    if key not in out:
+        out[key] = TableMeld(kind, tuple(cards), tuple(ids))

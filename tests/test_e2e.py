@@ -1,0 +1,129 @@
+"""End to end: `romis` as a user runs it, with real subprocess bots (sample and misbehaving)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+GREEDY, RANDOM, JS = f"{PY} -m sample_bots.greedy", f"{PY} -m sample_bots.random", "node sample_bots/js/random.js"
+
+
+def romis(*args, timeout=300):
+    return subprocess.run([PY, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def actions(path):
+    """The plays of a record, without timings."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        d = json.loads(line)
+        if d["type"] == "action":
+            out.append((d["seat"], d["ops"], d["verdict"]))
+    return out
+
+
+def bot_processes(marker):
+    """Live (non-zombie) processes whose command line contains `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmd and state != "Z" and int(pid) != os.getpid():
+            found.append(pid)
+    return found
+
+
+def test_seeded_match_is_reproducible_and_replays(tmp_path):
+    runs = []
+    for k in range(2):
+        rec = tmp_path / f"m{k}.jsonl"
+        r = romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--bot", JS, "--seed", "7", "--json", "--record", str(rec))
+        assert r.returncode == 0, r.stderr
+        runs.append((r.stdout, actions(rec)))
+    assert runs[0][0] == runs[1][0], "the same seed must print byte-identical JSON"
+    assert runs[0][1] == runs[1][1], "the same seed must record the same actions"
+    out = json.loads(runs[0][0])
+    assert out["variant"] == "classic" and out["seed"] == 7
+    assert sorted(s["rank"] for s in out["seats"])[0] == 1 and all(s["fault"] is None for s in out["seats"])
+    assert "timings" not in runs[0][0]
+    ok = romis("replay", str(tmp_path / "m0.jsonl"))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_replay_rejects_an_altered_action(tmp_path):
+    rec = tmp_path / "m.jsonl"
+    assert romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--seed", "11", "--record", str(rec)).returncode == 0
+    lines = rec.read_text().splitlines()
+    for n, line in enumerate(lines):
+        d = json.loads(line)
+        if d["type"] == "action" and d["ops"][0]["op"] == "draw" and d["ops"][0].get("source", "stock") == "stock":
+            break
+    d["ops"][0]["source"] = "discard"
+    lines[n] = json.dumps(d)
+    rec.write_text("\n".join(lines) + "\n")
+    r = romis("replay", str(rec))
+    assert r.returncode == 1 and "does not replay" in r.stderr and "Traceback" not in r.stderr
+
+
+BAD = {"crash": "crash", "hang": "timeout", "garbage": "malformed", "bigline": "line_too_long",
+       "exit_now": "crash", "late": "timeout", "illegal": "illegal", "unknown": "unknown_message"}
+
+
+@pytest.mark.parametrize("bot,fault", sorted(BAD.items()))
+def test_a_misbehaving_bot_forfeits_and_leaves_nothing_behind(bot, fault, tmp_path):
+    r = romis("play", "classic", "--bot", GREEDY, "--bot", f"{PY} -m sample_bots.bad.{bot}", "--bot", RANDOM,
+              "--seed", "3", "--json", "--move-time", "0.5", "--bank", "1", "--startup-time", "5",
+              "--option", "max_deals=2", "--record", str(tmp_path / "r.jsonl"))
+    assert r.returncode == 0, r.stderr
+    seats = json.loads(r.stdout)["seats"]
+    assert seats[1]["fault"] == fault or (bot == "exit_now" and seats[1]["fault"] in ("crash", "broken_pipe"))
+    assert seats[1]["rank"] == 3 and seats[0]["fault"] is None and seats[2]["fault"] is None
+    assert bot_processes(f"sample_bots.bad.{bot}") == []
+    assert romis("replay", str(tmp_path / "r.jsonl")).returncode == 0
+
+
+@pytest.mark.parametrize("bot", ["stderr_flood", "stale", "forker"])
+def test_noisy_but_legal_bots_finish_without_a_fault(bot):
+    r = romis("play", "classic", "--bot", f"{PY} -m sample_bots.bad.{bot}", "--bot", RANDOM, "--seed", "4", "--json",
+              "--option", "max_deals=1")
+    assert r.returncode == 0, r.stderr
+    assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
+    assert bot_processes(f"sample_bots.bad.{bot}") == [] and bot_processes("sleep 1000") == []
+
+
+def test_retries_let_a_bot_correct_an_illegal_play():
+    r = romis("play", "classic", "--bot", f"{PY} -m sample_bots.bad.illegal", "--bot", RANDOM, "--seed", "4",
+              "--json", "--retries", "2", "--option", "max_deals=1")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["seats"][0]["fault"] is None
+
+
+@pytest.mark.parametrize("args,words", [
+    (["play", "nosuchgame", "--bot", "x"], "unknown variant"),
+    (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "nosuch=1"], "unknown option"),
+    (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=150"], "target"),
+    (["play", "classic", "--bot", "no-such-program-xyz", "--bot", RANDOM], "not found"),
+    (["play", "classic", "--bot", RANDOM], "needs 2-6 bots"),
+    (["eval", "classic", "--hand", "7H 8H XX"], "not a card"),
+    (["replay", "/nonexistent/record.jsonl"], "cannot read"),
+])
+def test_bad_input_gives_one_line_and_exit_2(args, words):
+    r = romis(*args)
+    assert r.returncode == 2
+    assert words in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_variants_and_schema():
+    listing = json.loads(romis("variants", "--json").stdout)
+    assert "classic" in {v["slug"] for v in listing}
+    schema = json.loads(romis("schema").stdout)
+    assert "$defs" in schema
