@@ -2,7 +2,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean node
+
+# node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
+node:
+	@command -v node >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq nodejs >/dev/null); } || true
+	@command -v node >/dev/null || { echo "romis: node (Node.js) is required for the JavaScript sample bot; install it (e.g. apt-get install nodejs)"; exit 1; }
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -12,13 +18,12 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(STAMP) node
 	$(VENV)/bin/romis play classic --seed 7 \
 	  --bot "$(PY) -m sample_bots.greedy" --bot "$(PY) -m sample_bots.random" \
 	  --bot "node sample_bots/js/random.js"
 
-test: $(STAMP)
-	@command -v node >/dev/null || { echo "node is required for the JavaScript sample bot (apt-get install nodejs)"; exit 1; }
+test: $(STAMP) node
 	$(PY) -m pytest
 
 bench: $(STAMP)

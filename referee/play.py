@@ -83,12 +83,14 @@ def render_text(out: Outcome) -> str:
     for d in out.result["deals"]:
         who = f"seat {d['winner']} went out" if d["winner"] is not None else "no winner (stalemate)"
         lines.append(f"  deal {d['deal'] + 1}: {who}; scores {d['scores']} -> totals {d['totals']}")
+    seats = out.result["seats"]
+    rows = [("rank", "seat", "score", "bot", "fault")]
+    for i in sorted(range(len(seats)), key=lambda i: (out.result["ranks"][i], i)):
+        s = seats[i]
+        rows.append((str(out.result["ranks"][i]), str(i), f"{out.result['totals'][i]:g}",
+                     f"{s.name or '?'} ({s.command})", f"{s.fault}: {s.fault_detail}" if s.fault else "-"))
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
     lines.append("")
-    lines.append(f"{'rank':<5}{'seat':<5}{'score':>7}  {'bot':<40}fault")
-    order = sorted(range(len(out.result["seats"])), key=lambda i: (out.result["ranks"][i], i))
-    for i in order:
-        s = out.result["seats"][i]
-        name = f"{s.command} ({s.name})" if s.name else s.command
-        fault = f"{s.fault}: {s.fault_detail}" if s.fault else "-"
-        lines.append(f"{out.result['ranks'][i]:<5}{i:<5}{out.result['totals'][i]:>7}  {name:<40}{fault}")
+    lines += ["  ".join(c.ljust(w) if k == 3 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths + [0]))).rstrip()
+              for r in rows]
     return "\n".join(lines)
