@@ -8,6 +8,8 @@ from typing import Any, Literal, Union
 
 import msgspec
 
+from protocol.cards import parse_card
+
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
 
@@ -205,6 +207,25 @@ def to_builtins(obj: Any) -> Any:
 def op_from_builtins(data: Any) -> Op:
     """Convert plain data (as read from a game record) into an op."""
     return msgspec.convert(data, Op)
+
+
+def normalize(ops: list[Op]) -> list[Op]:
+    """The ops with every card written canonically (`7h` -> `7H`, `10d` -> `TD`); CardError for a bad card."""
+    out = []
+    for op in ops:
+        changes = {}
+        for name in ("cards", "identities"):
+            value = getattr(op, name, None)
+            if value is not None:
+                changes[name] = [parse_card(c) for c in value]
+        for name in ("card", "discard"):
+            value = getattr(op, name, None)
+            if isinstance(value, str):
+                changes[name] = parse_card(value)
+        if isinstance(op, Rearrange):
+            changes["into"] = normalize(op.into)
+        out.append(msgspec.structs.replace(op, **changes) if changes else op)
+    return out
 
 
 def json_schema() -> dict[str, Any]:

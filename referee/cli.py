@@ -65,7 +65,10 @@ def play(
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    out = play_match(variant, bot, seed, parse_options(option), record, move_time, bank, startup_time, retries)
+    try:
+        out = play_match(variant, bot, seed, parse_options(option), record, move_time, bank, startup_time, retries)
+    except KeyboardInterrupt:  # every bot is gone by now; the record keeps what was played
+        raise fail("interrupted", 130)
     if as_json:
         typer.echo(json.dumps(out.summary(timings), indent=2))
     else:
@@ -126,12 +129,9 @@ def evaluate(
 
 
 def main() -> None:
-    """Console entry point: user errors exit 2 with one line, Ctrl-C exits 130."""
+    """Console entry point: user errors exit 2 with one line."""
     try:
         app()
     except (ConfigError, CardError) as e:
         typer.echo(f"romis: {e}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        typer.echo("romis: interrupted", err=True)
-        sys.exit(130)

@@ -23,6 +23,7 @@ class DrawMeldDiscard(Game):
     meld_rules = MeldRules()
     initial_meld = 0              # points the first meld must reach (0: none)
     starter = True                # a card is turned up to start the discard pile
+    _mutable = Game._mutable + ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
         "shuffle_on_rebuild": Option(False, help="shuffle the discard pile when it becomes the new stock"),
@@ -214,6 +215,8 @@ class DrawMeldDiscard(Game):
             raise IllegalAction("discard.before-draw", "draw before you discard")
         if op.card not in self.hands[seat]:
             raise IllegalAction("hand.missing-card", f"{op.card} is not in your hand")
+        if not 0 <= op.pile < len(self.piles):
+            raise IllegalAction("discard.no-such-pile", f"there is no discard pile {op.pile}")
         if op.card not in self.legal_discards(seat):
             raise IllegalAction("discard.rediscard", f"{op.card} was just taken from the discard pile")
         self.hands[seat].remove(op.card)

@@ -8,7 +8,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.messages import Decision, Op
+from protocol.cards import CardError
+from protocol.messages import Decision, Op, normalize
 from referee.errors import ConfigError, IllegalAction
 
 
@@ -63,7 +64,7 @@ class Game:
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
         "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
     }
-    _stable = frozenset({"n", "seed", "opts", "log"})
+    _mutable: tuple[str, ...] = ("deal_results",)  # attributes a play may mutate in place (see _snapshot)
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
         if not self.min_players <= players <= self.max_players:
@@ -120,6 +121,10 @@ class Game:
             raise IllegalAction("turn.not-your-turn", f"seat {seat} is not asked to act now")
         if not ops:
             raise IllegalAction("play.empty", "a play must hold at least one operation")
+        try:
+            ops = normalize(ops)
+        except CardError as e:
+            raise IllegalAction("card.invalid", str(e)) from None
         snap = self._snapshot()
         try:
             self._apply(seat, ops)
@@ -180,11 +185,16 @@ class Game:
         return False
 
     def _snapshot(self) -> tuple[dict, int]:
-        state = {k: _copy2(v) for k, v in self.__dict__.items() if k not in self._stable}
+        # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays
+        # mutate in place (named in `_mutable`) are copied two levels deep
+        state = self.__dict__.copy()
+        for k in self._mutable:
+            state[k] = _copy2(state[k])
         return state, len(self.log)
 
     def _restore(self, snap: tuple[dict, int]) -> None:
         state, log_len = snap
+        self.__dict__.clear()
         self.__dict__.update(state)
         del self.log[log_len:]
 

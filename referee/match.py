@@ -16,7 +16,7 @@ from protocol import messages as m
 from referee.engine import Game, derive_seed
 from referee.errors import ConfigError, IllegalAction
 from referee.records import RecordWriter
-from referee.runner import BotFault, BotProcess, Limits, timed_receive
+from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
 
 @dataclass
@@ -63,17 +63,10 @@ class Match:
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns."""
         try:
-            async with trio.open_nursery() as nursery:
-                try:
-                    await self._start_all(nursery)
-                    await self._play()
-                    await self._finish()
-                finally:
-                    with trio.CancelScope(shield=True):
-                        for seat in self.seats:
-                            if seat.proc:
-                                await seat.proc.aclose()
-                    nursery.cancel_scope.cancel()
+            async with bot_group() as group:
+                await self._start_all(group)
+                await self._play()
+                await self._finish()
         finally:
             if self.record:
                 self.record.close()
@@ -91,28 +84,28 @@ class Match:
         return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
 
     # --- start and handshake ------------------------------------------------------
-    async def _start_all(self, nursery: trio.Nursery) -> None:
+    async def _start_all(self, group: BotGroup) -> None:
         async with trio.open_nursery() as starters:
             for i in range(len(self.seats)):
-                starters.start_soon(self._start_one, nursery, i)
+                starters.start_soon(self._start_one, group, i)
 
-    async def _start_one(self, nursery: trio.Nursery, i: int) -> None:
+    async def _start_one(self, group: BotGroup, i: int) -> None:
         seat, g = self.seats[i], self.game
         try:
-            seat.proc = await BotProcess.start(nursery, self.argvs[i], self.limits)
+            seat.proc = await group.start(self.argvs[i], self.limits)
             hello = m.Hello(m.PROTOCOL_VERSION, g.slug, g.rules_version, i, g.n, g.opts,
                             m.Limits(self.limits.move_time, self.limits.bank, self.limits.startup_time),
                             seed=derive_seed(g.seed, "bot", i) % 2**32)
             await seat.proc.send(m.encode(hello))
-            line, _, _ = await timed_receive(seat.proc, self.limits.startup_time)
-            ready = m.decode_from_bot(line)
+            line, _, _ = await timed_receive(seat.proc, self.limits.startup_time, fault="startup")
+            ready = decode_reply(line)
             if not isinstance(ready, m.Ready):
-                raise BotFault("unknown_message", "expected ready")
+                raise BotFault("startup", "the first line must be ready")
+            if ready.protocol != m.PROTOCOL_VERSION:
+                raise BotFault("startup", f"bot speaks protocol {ready.protocol}, the referee {m.PROTOCOL_VERSION}")
             seat.name = ready.name
         except BotFault as f:
-            self._fault(i, "startup" if f.kind == "timeout" else f.kind, f.detail)
-        except (msgspec.DecodeError, msgspec.ValidationError) as e:
-            self._fault(i, _decode_fault(e), str(e))
+            self._fault(i, f.kind, f.detail)
         if self.record:
             self.record.write({"type": "ready", "seat": i, "name": seat.name, "fault": seat.fault})
 
@@ -131,6 +124,7 @@ class Match:
                         nursery.start_soon(self._collect, i, decisions[i], replies)
             for i in sorted(seats):
                 await self._settle(i, decisions[i], *replies[i])
+                await self._close_if_faulted(i)
             await self._broadcast_deal_ends()
 
     async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
@@ -164,35 +158,35 @@ class Match:
         self._log(i, None, decision, ops, "fallback")
 
     async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
+        """Send a request and wait for its play on the seat's clock (move time, then bank); None on a fault."""
         seat, g = self.seats[i], self.game
         events, seat.cursor = g.events_since(i, seat.cursor)
-        if seat.fault is not None:
+        if seat.fault is not None or seat.proc is None:
             return None
-        request = m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank))
-        if not await self._send(i, request):
-            return None
+        line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         budget = self.limits.move_time + seat.bank
+        cpu = seat.proc.cpu_time()
         start = trio.current_time()
-        deadline = start + budget
         try:
-            while True:
-                line, wall, cpu = await timed_receive(seat.proc, max(0.0, deadline - trio.current_time()))
-                msg = m.decode_from_bot(line)
-                if isinstance(msg, m.Play) and msg.id == rid:
-                    break
-                if self.record:  # a stale reply or a stray ready: ignored, but recorded
-                    self.record.write({"type": "stale", "seat": i, "line": line.decode("utf-8", "replace")[:200]})
+            with trio.move_on_after(budget) as scope:  # one scope for the write and the read: a bot that stops reading times out too
+                await seat.proc.send(line)
+                while True:
+                    reply = decode_reply(await seat.proc.receive_line())
+                    if isinstance(reply, m.Play) and reply.id == rid:
+                        break
+                    if self.record:  # a stale reply or a stray ready: ignored, but recorded
+                        self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
         except BotFault as f:
-            self._fault(i, f.kind, f.detail if f.kind != "timeout" else f"no reply within {budget:.2f} s")
-            return None
-        except (msgspec.DecodeError, msgspec.ValidationError) as e:
-            self._fault(i, _decode_fault(e), str(e))
+            self._fault(i, f.kind, f.detail)
             return None
         elapsed = trio.current_time() - start
+        if scope.cancelled_caught:
+            self._fault(i, "timeout", f"no reply within {budget:.2f} s")
+            return None
         seat.bank = max(0.0, seat.bank - max(0.0, elapsed - self.limits.move_time))
         seat.walls.append(elapsed)
-        seat.cpus.append(cpu)
-        return msg
+        seat.cpus.append(seat.proc.cpu_time() - cpu)
+        return reply
 
     async def _send(self, i: int, msg: msgspec.Struct) -> bool:
         seat = self.seats[i]
@@ -230,6 +224,15 @@ class Match:
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
 
+    async def _close_if_faulted(self, i: int) -> None:
+        """A forfeited bot is stopped at once (it is told why first, if it still listens)."""
+        seat = self.seats[i]
+        if seat.fault is not None and seat.proc is not None and seat.proc.returncode is None:
+            with trio.move_on_after(0.2):
+                await seat.proc.send(m.encode(m.Shutdown(f"forfeit: {seat.fault}")))
+            with trio.CancelScope(shield=True):
+                await seat.proc.aclose()
+
     def _fault(self, i: int, kind: str, detail: str) -> None:
         seat = self.seats[i]
         if seat.fault is None:
@@ -244,8 +247,3 @@ class Match:
             self.record.write({"type": "action", "seat": i, "id": rid, "kind": decision.kind, "phase": decision.phase,
                                "ops": m.to_builtins(ops), "verdict": verdict, **timing})
 
-
-def _decode_fault(e: Exception) -> str:
-    """Malformed JSON vs a well-formed message of a type the protocol does not have."""
-    text = str(e)
-    return "unknown_message" if "`$.type`" in text or "tag" in text.lower() else "malformed"

@@ -144,6 +144,8 @@ def _fill_run(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | No
 def assign(cards: list[str], rules: MeldRules, identities: list[str] | None, kind: str | None,
            fixed: list[str] = ()) -> tuple[str, list[str]]:
     """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
+    if kind not in (None, "set", "run"):
+        raise illegal("meld.kind", f"{kind!r} is not a kind of meld here (set or run)")
     wild_idx = [i for i, c in enumerate(cards) if is_wild(c, rules)]
     if identities is not None:
         if len(identities) != len(wild_idx):

@@ -74,7 +74,12 @@ def play_match(variant: str, commands: list[str], seed: int, options: dict[str, 
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     match = Match(game, commands, limits, retries, writer)
-    return Outcome(cls.slug, seed, game.opts, trio.run(match.run))
+    try:
+        return Outcome(cls.slug, seed, game.opts, trio.run(match.run))
+    except BaseExceptionGroup as group:  # trio's nurseries wrap Ctrl-C; the bots are already gone
+        if group.subgroup(KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def render_text(out: Outcome) -> str:

@@ -18,7 +18,6 @@ import signal
 import subprocess
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from pathlib import Path
 from typing import AsyncIterator
 
 import msgspec
@@ -76,7 +75,7 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     mb = 1 << 20
     pairs = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_DATA, limits.memory_mb * mb),
              (resource.RLIMIT_FSIZE, limits.file_size_mb * mb)]
-    if limits.processes is not None:
+    if limits.processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         pairs.append((resource.RLIMIT_NPROC, _user_tasks() + limits.processes))
     return pairs
 
@@ -90,16 +89,19 @@ def _apply_rlimits(pairs: list[tuple[int, int]]) -> None:
         resource.setrlimit(res, (value, value))
 
 
-def _session_procs(sid: int) -> list[tuple[int, int]]:
-    """(pid, CPU ticks incl. reaped children) of every live process in session `sid`."""
+def _session_procs(sid: int) -> list[int]:
+    """The pids of every live process in session `sid`."""
     found = []
     for name in filter(str.isdigit, os.listdir("/proc")):
-        with suppress(OSError):  # the process may exit while we look
-            stat = Path(f"/proc/{name}/stat").read_bytes()
+        with suppress(OSError, ValueError):  # the process may exit while we look
+            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
+            try:
+                stat = os.read(fd, 1024)
+            finally:
+                os.close(fd)
             # The command name may hold spaces and parentheses: split after the last ')'.
-            fields = stat[stat.rindex(b")") + 2:].split()
-            if int(fields[3]) == sid:  # field 6 of proc(5): the session id
-                found.append((int(name), sum(map(int, fields[11:15]))))  # utime stime cutime cstime
+            if int(stat[stat.rindex(b")") + 2:].split()[3]) == sid:  # field 6 of proc(5): the session id
+                found.append(int(name))
     return found
 
 
@@ -169,15 +171,20 @@ class BotProcess:
         return bytes(self._stderr)
 
     def cpu_time(self) -> float:
-        """CPU seconds (user+sys) of the bot's process tree so far; approximate.
+        """CPU seconds (user+sys) of the bot process and the children it has reaped; approximate.
 
-        Sums live processes of the bot's session, each with its reaped children. Missed:
-        descendants that left the session, and children that exited unreaped by a member.
-        The value never decreases and is frozen once the bot is closed.
+        Reads one /proc file, so it is cheap enough to call around every decision. Children still
+        running (or reaped by nobody) are not counted. Never decreases; frozen once the bot is closed.
         """
         if not self._closing:
-            ticks = sum(t for _, t in _session_procs(self.pgid))
-            self._cpu_ticks = max(self._cpu_ticks, ticks)
+            with suppress(OSError, ValueError):
+                fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+                try:
+                    stat = os.read(fd, 1024)
+                finally:
+                    os.close(fd)
+                fields = stat[stat.rindex(b")") + 2:].split()
+                self._cpu_ticks = max(self._cpu_ticks, sum(map(int, fields[11:15])))  # utime stime cutime cstime
         return self._cpu_ticks / _CLK_TCK
 
     async def send(self, data: bytes) -> None:
@@ -258,7 +265,7 @@ class BotProcess:
             # The unreaped leader holds the pgid, so killpg cannot hit a recycled group.
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pgid, signal.SIGKILL)
-            for pid, _ in _session_procs(self.pgid):  # members that moved to another group
+            for pid in _session_procs(self.pgid):  # members that moved to another group
                 with suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
             for stream in (self._proc.stdin, self._proc.stdout):
@@ -275,7 +282,8 @@ class BotProcess:
 async def timed_receive(bot: BotProcess, seconds: float,
                         fault: str = "timeout") -> tuple[bytes, float, float]:
     """Receive one line within `seconds`: (line, wall s, CPU s); else BotFault(`fault`), e.g. "startup"."""
-    start, cpu = trio.current_time(), bot.cpu_time()
+    cpu = bot.cpu_time()
+    start = trio.current_time()  # the clock runs only while the bot has the move
     with trio.move_on_after(seconds) as scope:
         line = await bot.receive_line()
     wall = trio.current_time() - start

@@ -160,3 +160,21 @@ def test_match_ends_at_target_and_lowest_total_wins():
     g = rig(["2H 3H 4H 5C 5D 5S", "AD JK 7C KC KD KH QS QH QD"], stock=("9S",), target=100)
     g.apply(0, [Draw("stock"), Meld(["2H", "3H", "4H"]), Meld(["5C", "5D", "5S"]), Discard("9S")])
     assert g.is_over() and g.result()["ranks"] == [1, 2]
+
+
+def test_cards_in_plays_may_be_lower_case_or_use_10():
+    g = rig(["TH JH QH KH 9C 9D 3S 8D", "3C 4C 5C"])
+    g.apply(0, [Draw("stock"), Meld(["10h", "jh", "QH", "kh"]), Discard("3s")])
+    assert g.table[0].ids == ("TH", "JH", "QH", "KH")
+
+
+@pytest.mark.parametrize("ops,rule", [
+    ([Draw("stock"), Discard("ZZ")], "card.invalid"),
+    ([Draw("stock"), Discard("3S", pile=1)], "discard.no-such-pile"),
+    ([Draw("stock"), Meld(["TH", "JH", "QH", "KH"], kind="foo")], "meld.kind"),
+    ([Draw("stock", depth=2)], "draw.one-card"),
+    ([Draw("stock"), Discard("3S"), Discard("8D")], "play.after-end"),
+])
+def test_malformed_plays_name_the_rule(ops, rule):
+    g = rig(["TH JH QH KH 9C 9D 3S 8D", "3C 4C 5C"])
+    assert illegal(g, 0, ops) == rule

@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from referee.errors import IllegalAction
 from referee.variants import VARIANTS
 from sample_bots.brain import Brain
 
@@ -70,3 +71,21 @@ def test_events_never_show_another_seats_stock_draw(slug, n):
         for e in events:
             if e["type"] == "draw" and e.get("source") == "stock" and e["seat"] != seat:
                 assert "card" not in e
+
+
+@pytest.mark.parametrize("slug,n", CASES)
+def test_a_rejected_play_changes_nothing(slug, n):
+    """A play whose last op is illegal is rolled back whole, whatever its first ops did."""
+    game = VARIANTS[slug](n, OPTIONS, 9)
+    rng = random.Random(9)
+    for _ in range(200):
+        if game.is_over():
+            break
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        before = [copy.deepcopy(game.view(s)) for s in range(n)], game.result(), len(game.log)
+        option = rng.choice(decision.options)
+        with pytest.raises(IllegalAction):  # the same single-step option twice: the second cannot be legal
+            game.apply(seat, [option, option])
+        assert ([game.view(s) for s in range(n)], game.result(), len(game.log)) == before
+        game.apply(seat, [rng.choice(decision.options)])

@@ -127,3 +127,22 @@ def test_variants_and_schema():
     assert "classic" in {v["slug"] for v in listing}
     schema = json.loads(romis("schema").stdout)
     assert "$defs" in schema
+
+
+def test_ctrl_c_stops_play_leaving_no_bot_and_keeping_the_record(tmp_path):
+    import signal
+    import time
+
+    rec = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([PY, "-m", "referee", "play", "classic", "--bot", f"{PY} -m sample_bots.bad.forker",
+                             "--bot", f"{PY} -m sample_bots.bad.hang", "--move-time", "30", "--record", str(rec)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 20
+    while time.time() < deadline and not (rec.exists() and '"action"' in rec.read_text()):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode != 0 and "Traceback" not in err
+    assert bot_processes("sample_bots.bad.") == [] and bot_processes("sleep 1000") == []
+    assert any(json.loads(line)["type"] == "action" for line in rec.read_text().splitlines())
