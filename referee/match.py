@@ -69,6 +69,10 @@ class Match:
                 await self._finish()
         finally:
             if self.record:
+                for i, seat in enumerate(self.seats):  # what the bots wrote to stderr, capped, for post-mortems
+                    if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
+                        self.record.write({"type": "stderr", "seat": i, "dropped": seat.proc.stderr_dropped,
+                                           "tail": seat.proc.stderr_tail[-4096:].decode("utf-8", "replace")})
                 self.record.close()
         return self.outcome()
 
