@@ -30,6 +30,7 @@ class Seat:
     fault: str | None = None
     fault_detail: str = ""
     rejected: int = 0
+    cpu_mark: float = 0.0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
 
@@ -102,6 +103,7 @@ class Match:
                             seed=derive_seed(g.seed, "bot", i) % 2**32)
             await seat.proc.send(m.encode(hello))
             line, _, _ = await timed_receive(seat.proc, self.limits.startup_time, fault="startup")
+            seat.cpu_mark = seat.proc.cpu_time()
             ready = decode_reply(line)
             if not isinstance(ready, m.Ready):
                 raise BotFault("startup", "the first line must be ready")
@@ -169,7 +171,6 @@ class Match:
             return None
         line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         budget = self.limits.move_time + seat.bank
-        cpu = seat.proc.cpu_time()
         start = trio.current_time()
         try:
             with trio.move_on_after(budget) as scope:  # one scope for the write and the read: a bot that stops reading times out too
@@ -189,7 +190,9 @@ class Match:
             return None
         seat.bank = max(0.0, seat.bank - max(0.0, elapsed - self.limits.move_time))
         seat.walls.append(elapsed)
-        seat.cpus.append(seat.proc.cpu_time() - cpu)
+        cpu = seat.proc.cpu_time()  # one /proc read per decision: the bot's CPU since its previous reply
+        seat.cpus.append(cpu - seat.cpu_mark)
+        seat.cpu_mark = cpu
         return reply
 
     async def _send(self, i: int, msg: msgspec.Struct) -> bool:

@@ -14,11 +14,12 @@ that thread exits, not when the referee does.
 """
 import os
 import resource
+import shutil
 import signal
 import subprocess
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 import msgspec
 import trio
@@ -71,26 +72,37 @@ def _user_tasks() -> int:
 
 
 def _rlimits(limits: Limits) -> list[tuple[int, int]]:
-    """(resource, value) pairs to apply in the child; computed in the parent."""
+    """(resource, value) pairs for the child, never above the hard limits it inherits."""
     mb = 1 << 20
     pairs = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_DATA, limits.memory_mb * mb),
              (resource.RLIMIT_FSIZE, limits.file_size_mb * mb)]
     if limits.processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         pairs.append((resource.RLIMIT_NPROC, _user_tasks() + limits.processes))
-    return pairs
-
-
-def _apply_rlimits(pairs: list[tuple[int, int]]) -> None:
-    """preexec_fn: set soft and hard limits, never above the inherited hard limit."""
+    out = []
     for res, value in pairs:
         hard = resource.getrlimit(res)[1]
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(res, (value, value))
+        out.append((res, value if hard == resource.RLIM_INFINITY else min(value, hard)))
+    return out
 
 
-def _session_procs(sid: int) -> list[int]:
-    """The pids of every live process in session `sid`."""
+_PRLIMIT = shutil.which("prlimit")
+_PRLIMIT_NAMES = {resource.RLIMIT_CORE: "core", resource.RLIMIT_DATA: "data", resource.RLIMIT_FSIZE: "fsize",
+                  resource.RLIMIT_NPROC: "nproc"}
+
+
+def _spawn_args(argv: list[str], pairs: list[tuple[int, int]]) -> tuple[list[str], Callable | None]:
+    """argv and preexec_fn that start `argv` under the limits `pairs`.
+
+    util-linux's prlimit sets the limits and execs the bot in the same process; it lets Python spawn
+    with vfork, about 15x cheaper than the fork a preexec_fn forces on a large referee process.
+    """
+    if _PRLIMIT:
+        return [_PRLIMIT, *(f"--{_PRLIMIT_NAMES[r]}={v}" for r, v in pairs), "--", *argv], None
+    return argv, lambda: [resource.setrlimit(r, (v, v)) for r, v in pairs]
+
+
+def _session_procs(sids: set[int]) -> list[int]:
+    """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
     for name in filter(str.isdigit, os.listdir("/proc")):
         with suppress(OSError, ValueError):  # the process may exit while we look
@@ -100,7 +112,7 @@ def _session_procs(sid: int) -> list[int]:
             finally:
                 os.close(fd)
             # The command name may hold spaces and parentheses: split after the last ')'.
-            if int(stat[stat.rindex(b")") + 2:].split()[3]) == sid:  # field 6 of proc(5): the session id
+            if int(stat[stat.rindex(b")") + 2:].split()[3]) in sids:  # field 6 of proc(5): the session id
                 found.append(int(name))
     return found
 
@@ -136,12 +148,15 @@ class BotProcess:
                     cwd: str | os.PathLike | None = None,
                     env: dict[str, str] | None = None) -> "BotProcess":
         """Spawn `argv` (no shell) in its own session with `limits`; its stderr is read in `nursery`."""
-        pairs = _rlimits(limits)
+        name = os.path.join(cwd, argv[0]) if argv and cwd and os.sep in argv[0] else (argv or [""])[0]
+        program = shutil.which(name, path=(env or os.environ).get("PATH")) if name else None
+        if program is None:
+            raise BotFault("exec", f"cannot run {argv[0] if argv else ''!r}: not found or not executable")
+        args, preexec = _spawn_args([program, *argv[1:]], _rlimits(limits))
         try:
             proc = await trio.lowlevel.open_process(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, preexec_fn=lambda: _apply_rlimits(pairs),
-                cwd=cwd, env=env)
+                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, preexec_fn=preexec, cwd=cwd, env=env)
         except OSError as e:
             raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
         bot = cls(proc, limits)
@@ -254,8 +269,9 @@ class BotProcess:
         finally:
             self._stderr_done.set()
 
-    async def aclose(self) -> None:
-        """SIGKILL the bot's process group (and session stragglers), then reap it. Idempotent, shielded."""
+    async def aclose(self, swept: bool = False) -> None:
+        """SIGKILL the bot's process group (and session stragglers, unless `swept` already), then reap it.
+        Idempotent, shielded."""
         with trio.CancelScope(shield=True):
             if self._closing:
                 await self._closed.wait()
@@ -263,11 +279,8 @@ class BotProcess:
             self.cpu_time()
             self._closing = True
             # The unreaped leader holds the pgid, so killpg cannot hit a recycled group.
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pgid, signal.SIGKILL)
-            for pid in _session_procs(self.pgid):  # members that moved to another group
-                with suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+            if not swept:
+                _kill_sessions([self])
             for stream in (self._proc.stdin, self._proc.stdout):
                 await stream.aclose()
             with trio.move_on_after(_REAP_GRACE):
@@ -277,6 +290,16 @@ class BotProcess:
                 await self._stderr_done.wait()
             await self._proc.stderr.aclose()
             self._closed.set()
+
+
+def _kill_sessions(bots: list[BotProcess]) -> None:
+    """SIGKILL the bots' process groups, then every process left in their sessions (members that moved group)."""
+    for bot in bots:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(bot.pgid, signal.SIGKILL)
+    for pid in _session_procs({bot.pgid for bot in bots}):
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 async def timed_receive(bot: BotProcess, seconds: float,
@@ -329,5 +352,7 @@ async def bot_group() -> AsyncIterator[BotGroup]:
             yield group
         finally:
             with trio.CancelScope(shield=True):
+                live = [bot for bot in group.bots if not bot._closing]
+                _kill_sessions(live)  # one scan of /proc for the whole group
                 for bot in group.bots:
-                    await bot.aclose()
+                    await bot.aclose(swept=bot in live)
