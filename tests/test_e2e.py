@@ -146,3 +146,15 @@ def test_ctrl_c_stops_play_leaving_no_bot_and_keeping_the_record(tmp_path):
     assert proc.returncode != 0 and "Traceback" not in err
     assert bot_processes("sample_bots.bad.") == [] and bot_processes("sleep 1000") == []
     assert any(json.loads(line)["type"] == "action" for line in rec.read_text().splitlines())
+
+
+def test_eval_one_hand_and_a_file_of_hands(tmp_path):
+    r = romis("eval", "classic", "--hand", "7h 8h 9h KD KS KC JK 3C", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["deadwood"] == ["3C"] and sorted(map(sorted, res["melds"])) == [["7H", "8H", "9H"], ["JK", "KC", "KD", "KS"]]
+    assert res["points"] == 7 + 8 + 9 + 30 + 20 + 3  # in Classic every card held counts at the end of a deal
+    hands = tmp_path / "hands.txt"
+    hands.write_text("AS 2S 3S\nQH QC QS 5D\n")
+    out = romis("eval", "classic", "--hands-file", str(hands))
+    assert [json.loads(x)["deadwood"] for x in out.stdout.splitlines()] == [[], ["5D"]]
