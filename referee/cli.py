@@ -14,6 +14,15 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="romis: a referee and tournament runner for rummy-family card-game bots.")
 
 
+def _add_tournaments() -> None:
+    from tournaments.cli import app as tournament_app
+
+    app.add_typer(tournament_app, name="tournament")
+
+
+_add_tournaments()
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print one clear line on stderr and return the Exit to raise."""
     typer.echo(f"romis: {message}", err=True)

@@ -6,6 +6,7 @@ is illegal is told why (`rejected`) and asked again, up to that many times per d
 """
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,13 +37,19 @@ class Seat:
 
 
 def split_command(command: str) -> list[str]:
-    """argv of a bot command (no shell); ConfigError if the program cannot be found."""
+    """argv of a bot command (no shell); ConfigError if the program cannot be found.
+
+    A command whose program is plain `python` or `python3` runs under the interpreter running romis,
+    so the sample bots (and bots using romis's own modules) work without activating a virtualenv.
+    """
     try:
         argv = shlex.split(command)
     except ValueError as e:
         raise ConfigError(f"bot command {command!r}: {e}") from None
     if not argv:
         raise ConfigError("empty bot command")
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
     if shutil.which(argv[0]) is None:
         raise ConfigError(f"bot command {command!r}: program {argv[0]!r} not found or not executable")
     return argv

@@ -40,12 +40,13 @@ class Outcome:
             if s.fault:
                 row["fault_detail"] = s.fault_detail
             if timings:
-                row["timings"] = _timing(s.walls, s.cpus)
+                row["timings"] = timing_summary(s.walls, s.cpus)
             seats.append(row)
         return {"variant": self.variant, "seed": self.seed, "deals": len(self.result["deals"]), "seats": seats}
 
 
-def _timing(walls: list[float], cpus: list[float]) -> dict[str, Any]:
+def timing_summary(walls: list[float], cpus: list[float]) -> dict[str, Any]:
+    """Decisions, mean, p95 and max wall seconds, and total CPU seconds of one seat."""
     if not walls:
         return {"decisions": 0}
     ordered = sorted(walls)

@@ -1,0 +1,1 @@
+"""romis tournaments: schedules, execution, durable results, standings, ratings and reports."""

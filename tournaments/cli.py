@@ -1,0 +1,62 @@
+"""`romis tournament run|report`: thin commands over tournaments.run and tournaments.report."""
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from referee.errors import ConfigError
+
+app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
+FORMATS = ("table", "md", "csv", "json", "html")
+
+
+@app.command()
+def run(
+    config: Annotated[Optional[Path], typer.Argument(help="tournament TOML file (see docs/tournaments.md)")] = None,
+    entrant: Annotated[list[str], typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")] = [],
+    variant: Annotated[Optional[str], typer.Option(help="variant slug")] = None,
+    seats: Annotated[Optional[int], typer.Option(help="seats per table")] = None,
+    deal_sets: Annotated[Optional[int], typer.Option(help="duplicate deal sets per table")] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help="games at once (default: number of cores)")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="master seed")] = None,
+    db: Annotated[Optional[str], typer.Option(help="results database (SQLite)")] = None,
+    records: Annotated[Optional[str], typer.Option(help="directory for game records")] = None,
+) -> None:
+    """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
+    from tournaments.config import load, parse_entrant_flags
+    from tournaments.report import render
+    from tournaments.run import run_tournament
+    from tournaments.standings import standings
+
+    cfg = load(config, {"entrants": parse_entrant_flags(entrant), "variant": variant, "seats": seats,
+                        "deal_sets": deal_sets, "concurrency": concurrency, "seed": seed, "db": db, "records": records})
+    try:
+        store = run_tournament(cfg)
+    except KeyboardInterrupt:
+        typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
+        raise typer.Exit(130)
+    typer.echo(render(standings(store.results(), list(cfg.entrants)), "table"))
+    typer.echo(f"results: {cfg.db}" + (f"; records: {cfg.records}" if cfg.records else ""))
+
+
+@app.command()
+def report(
+    db: Annotated[Path, typer.Argument(help="results database written by `romis tournament run`")],
+    fmt: Annotated[str, typer.Option("--format", help="table, md, csv, json or html")] = "table",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
+) -> None:
+    """Standings, head-to-head and ratings of a tournament's results."""
+    from tournaments.report import render
+    from tournaments.standings import standings
+    from tournaments.store import Store
+
+    if fmt not in FORMATS:
+        raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
+    if not db.is_file():
+        raise ConfigError(f"no results database at {db}")
+    store = Store(db)
+    text = render(standings(store.results(), list(store.config()["entrants"])), fmt)
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        typer.echo(text)

@@ -1,0 +1,124 @@
+"""Tournament configuration: a TOML file (docs/tournaments.md) with command-line flags on top."""
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError
+from referee.variants import find_variant
+from tournaments import schedule
+
+LIMIT_DEFAULTS = {"move_time": 2.0, "bank": 30.0, "startup_time": 10.0}
+KNOWN = {"variant", "seats", "deal_sets", "concurrency", "seed", "db", "records", "schedule", "candidate",
+         "options", "limits", "retries", "entrants"}
+
+
+@dataclass
+class Config:
+    """Everything a tournament run needs; `fingerprint()` is what must not change on resume."""
+    entrants: dict[str, str]                 # name -> command, in the order given
+    variant: str = "classic"
+    seats: int | None = None                 # None: the variant's minimum player count
+    deal_sets: int = 2
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    seed: int = 1
+    db: str = "romis-results.db"
+    records: str | None = None
+    schedule: str = "round-robin"            # or "gauntlet"
+    candidate: str | None = None             # the gauntlet's candidate
+    options: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, float] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))
+    retries: int = 0
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The settings that decide the games and their results (not where or how fast they run)."""
+        return {"entrants": self.entrants, "variant": self.variant, "seats": self.seats, "deal_sets": self.deal_sets,
+                "seed": self.seed, "schedule": self.schedule, "candidate": self.candidate,
+                "options": self.options, "limits": self.limits, "retries": self.retries}
+
+    def tables(self) -> list[tuple[str, ...]]:
+        """The tables of the schedule."""
+        names = list(self.entrants)
+        if self.schedule == "gauntlet":
+            return schedule.gauntlet(self.candidate, names, self.seats)
+        return schedule.round_robin(names, self.seats)
+
+
+def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
+    """The configuration of `path` (if any) with the non-None `overrides` applied, checked."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: not valid TOML ({e})") from None
+        unknown = sorted(set(data) - KNOWN)
+        if unknown:
+            raise ConfigError(f"{path}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(KNOWN))}")
+    data["entrants"] = _entrants(data.get("entrants", []), path)
+    for key, value in overrides.items():
+        if value is not None:
+            data[key] = value
+    limits = dict(LIMIT_DEFAULTS)
+    limits.update(data.pop("limits", {}) or {})
+    try:
+        cfg = Config(limits=limits, **data)
+    except TypeError as e:
+        raise ConfigError(f"bad configuration: {e}") from None
+    return _check(cfg)
+
+
+def _entrants(items: Any, path: Any) -> dict[str, str]:
+    if not isinstance(items, list) or not all(isinstance(e, dict) for e in items):
+        raise ConfigError(f"{path}: entrants must be a list of tables with name and command ([[entrants]])")
+    out = {}
+    for e in items:
+        name, command = e.get("name"), e.get("command")
+        if not isinstance(name, str) or not isinstance(command, str) or not name or not command:
+            raise ConfigError(f"{path}: every entrant needs a name and a command")
+        if name in out:
+            raise ConfigError(f"{path}: entrant {name!r} appears twice")
+        out[name] = command
+    return out
+
+
+def parse_entrant_flags(pairs: list[str]) -> dict[str, str] | None:
+    """--entrant NAME=CMD flags, in order (None when there are none)."""
+    if not pairs:
+        return None
+    out = {}
+    for pair in pairs:
+        name, sep, command = pair.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise ConfigError(f"--entrant expects NAME=COMMAND, got {pair!r}")
+        if name.strip() in out:
+            raise ConfigError(f"entrant {name.strip()!r} appears twice")
+        out[name.strip()] = command.strip()
+    return out
+
+
+def _check(cfg: Config) -> Config:
+    cls = find_variant(cfg.variant)
+    cfg.variant = cls.slug
+    cfg.options = cls.parse_options(cfg.options)
+    cfg.seats = cfg.seats or cls.min_players
+    if not cls.min_players <= cfg.seats <= cls.max_players:
+        raise ConfigError(f"{cls.slug} is played by {cls.min_players}-{cls.max_players} players, not {cfg.seats}")
+    if len(cfg.entrants) < cfg.seats:
+        raise ConfigError(f"{len(cfg.entrants)} entrant(s) cannot fill a table of {cfg.seats}")
+    if cfg.schedule not in ("round-robin", "gauntlet"):
+        raise ConfigError(f"schedule must be round-robin or gauntlet, not {cfg.schedule!r}")
+    if cfg.schedule == "gauntlet" and cfg.candidate not in cfg.entrants:
+        raise ConfigError("a gauntlet needs candidate = the name of one entrant")
+    if cfg.deal_sets < 1 or cfg.concurrency < 1 or cfg.retries < 0:
+        raise ConfigError("deal_sets and concurrency must be at least 1, retries at least 0")
+    unknown = sorted(set(cfg.limits) - set(LIMIT_DEFAULTS))
+    if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cfg.limits.values()):
+        raise ConfigError(f"limits: known keys are {', '.join(LIMIT_DEFAULTS)}, each a number of seconds >= 0")
+    from referee.match import split_command
+    for command in cfg.entrants.values():
+        split_command(command)
+    return cfg

@@ -1,0 +1,235 @@
+"""Standings of a tournament: match points, win rates, ratings, head-to-head and duplicate luck.
+
+`standings(games, entrants)` is pure and deterministic. Games are processed in the order
+(table, deal_set, rotation), never in the order they finished, so the same set of results
+gives the same standings at any concurrency and after a resume.
+"""
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from tournaments.spec import GameResult, SeatResult
+
+WILSON_Z = 1.96   # 95% two-sided
+
+
+@dataclass
+class EntrantRow:
+    """One entrant's line in the standings.
+
+    Match points: in each game an entrant earns 1 point per opponent ranked below it and
+    0.5 per opponent tied with it (so a 4-seat game hands out 6 points in all).
+    A win is rank 1; a shared first place counts as a win for every seat that shares it.
+    Per-game figures are None for an entrant that has not played yet.
+    """
+    name: str
+    games: int = 0
+    match_points: float = 0.0
+    match_points_per_game: float | None = None
+    mean_score: float | None = None
+    wins: int = 0
+    win_rate: float | None = None
+    win_ci: tuple[float, float] = (0.0, 1.0)       # 95% Wilson interval of win_rate
+    rating: dict[str, float] = field(default_factory=dict)          # mu, sigma, ordinal
+    faults: dict[str, int] = field(default_factory=dict)            # kind -> count
+    decision_time: dict[str, float | None] = field(default_factory=dict)   # mean, p95, max (s)
+    rating_history: list[tuple[int, float, float]] = field(default_factory=list)
+
+
+@dataclass
+class Standings:
+    """Everything a report shows: entrants best first, head-to-head counts, duplicate summary."""
+    entrants: list[EntrantRow]
+    head_to_head: dict[tuple[str, str], dict[str, int]]
+    duplicate: dict[str, Any]
+    games: int = 0
+
+    def row(self, name: str) -> EntrantRow:
+        """The row of the entrant called `name`."""
+        return next(r for r in self.entrants if r.name == name)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (tuples become lists, head-to-head becomes a list of records)."""
+        rows = []
+        for r in self.entrants:
+            d = asdict(r)
+            d["win_ci"] = list(r.win_ci)
+            d["rating_history"] = [list(h) for h in r.rating_history]
+            rows.append(d)
+        h2h = [{"a": a, "b": b, **c} for (a, b), c in sorted(self.head_to_head.items())]
+        return {"games": self.games, "rating_model": "openskill PlackettLuce",
+                "entrants": rows, "head_to_head": h2h, "duplicate": self.duplicate}
+
+
+def match_points(seat: SeatResult, seats: list[SeatResult]) -> float:
+    """1 per opponent ranked below `seat`, 0.5 per opponent tied with it."""
+    return sum(1.0 if seat.rank < o.rank else 0.5 if seat.rank == o.rank else 0.0
+               for o in seats if o is not seat)
+
+
+def wilson_interval(wins: int, n: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """Wilson score interval for a proportion; (0, 1) when there is no data."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def standings(games: list[GameResult], entrants: list[str]) -> Standings:
+    """Aggregate finished games into standings for `entrants` (deterministic, order-free)."""
+    ordered = sorted(games, key=lambda g: (g.table, g.deal_set, g.rotation, g.key))
+    known = set(entrants)
+    for g in ordered:
+        unknown = {s.entrant for s in g.seats} - known
+        if unknown:
+            raise ValueError(f"game {g.key} has entrants not in the tournament: {sorted(unknown)}")
+    rows = {name: EntrantRow(name) for name in entrants}
+    _count(ordered, rows)
+    _rate(ordered, rows)
+    for row in rows.values():
+        _finish(row, [s for g in ordered for s in g.seats if s.entrant == row.name])
+    best_first = sorted(rows.values(), key=lambda r: (
+        -r.rating["ordinal"], -r.match_points, r.name))
+    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered),
+                     len(ordered))
+
+
+def _count(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
+    """Totals that are plain sums over games: games, match points, wins, faults."""
+    for g in games:
+        for s in g.seats:
+            row = rows[s.entrant]
+            row.games += 1
+            row.match_points += match_points(s, g.seats)
+            row.wins += s.rank == 1
+            if s.fault:
+                row.faults[s.fault] = row.faults.get(s.fault, 0) + 1
+
+
+def _rate(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
+    """Plackett-Luce ratings, one update per game in the fixed order; history starts at the prior."""
+    model = PlackettLuce()
+    ratings = {name: model.rating() for name in rows}
+    for name, r in ratings.items():
+        rows[name].rating_history.append((0, r.mu, r.sigma))
+    for g in games:
+        names = [s.entrant for s in g.seats]
+        rated = model.rate([[ratings[n]] for n in names], ranks=[s.rank for s in g.seats])
+        for n, team in zip(names, rated):
+            ratings[n] = team[0]
+            rows[n].rating_history.append((len(rows[n].rating_history), team[0].mu, team[0].sigma))
+    for name, r in ratings.items():
+        rows[name].rating = {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+
+
+def _finish(row: EntrantRow, seats: list[SeatResult]) -> None:
+    """Per-game averages, the win interval and decision times from the entrant's seats."""
+    n = row.games
+    row.win_ci = wilson_interval(row.wins, n)
+    row.decision_time = _decision_time(seats)
+    if n:
+        row.match_points_per_game = row.match_points / n
+        row.mean_score = sum(s.score for s in seats) / n
+        row.win_rate = row.wins / n
+
+
+def _decision_time(seats: list[SeatResult]) -> dict[str, float | None]:
+    """Mean weighted by decisions; p95 is the largest per-game p95, max the largest decision.
+
+    The per-decision times are not kept, so the exact p95 over all decisions is unknown;
+    the largest per-game p95 is an upper bound on it (no game has more than 5% of its
+    decisions above it), which is the honest side to err on for a time limit.
+    """
+    timed = [s for s in seats if s.decisions > 0]
+    total = sum(s.decisions for s in timed)
+    if not total:
+        return {"mean": None, "p95": None, "max": None}
+    return {"mean": sum(s.wall_mean * s.decisions for s in timed) / total,
+            "p95": max(s.wall_p95 for s in timed),
+            "max": max(s.wall_max for s in timed)}
+
+
+def _head_to_head(games: list[GameResult]) -> dict[tuple[str, str], dict[str, int]]:
+    """For every ordered pair that met: how often a ranked above, below or level with b."""
+    h2h: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: {"wins": 0, "losses": 0, "ties": 0, "games": 0})
+    for g in games:
+        for a in g.seats:
+            for b in g.seats:
+                if a is b:
+                    continue
+                c = h2h[(a.entrant, b.entrant)]
+                c["games"] += 1
+                c["wins" if a.rank < b.rank else "losses" if a.rank > b.rank else "ties"] += 1
+    return dict(h2h)
+
+
+def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
+    """How much card luck duplicate dealing removed, measured on match points per game.
+
+    A duplicate unit is the set of games sharing (table, deal_set): the same decks dealt
+    under every seating rotation. For each entrant we take its match points in each game
+    and its average over each unit it played.
+
+    - variance_individual: variance of single-game match points, each entrant's values
+      taken around its own mean, pooled over entrants.
+    - variance_duplicate: variance of the per-unit averages around the same means, pooled.
+    - luck_removed: averaging k games shrinks the variance k-fold even with no duplicate
+      dealing at all, so the unit variance is compared with that baseline:
+      1 - sum(k_u * dev_u^2) / dof / variance_individual, clamped to [0, 1].
+      With equal unit sizes k this is 1 - k * variance_duplicate / variance_individual.
+      0 means the units behave like independent games (no luck cancelled); 1 means the
+      unit averages show no spread at all (all the game-to-game spread was card luck).
+      None when there are too few games or no spread to measure.
+    - per_unit: for every unit, the match points each entrant summed over its rotations
+      and who scored most (all of them on a tie); unit_leads counts those per entrant.
+    """
+    units: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
+    for g in games:
+        units[(g.table, g.deal_set)].append(g)
+    per_game: dict[str, list[float]] = defaultdict(list)
+    per_unit: dict[str, list[tuple[int, float]]] = defaultdict(list)   # (k, average)
+    unit_rows, leads = [], defaultdict(int)
+    for (table, deal_set), unit in sorted(units.items()):
+        sums: dict[str, list[float]] = defaultdict(list)
+        for g in unit:
+            for s in g.seats:
+                sums[s.entrant].append(match_points(s, g.seats))
+        for name, pts in sums.items():
+            per_game[name].extend(pts)
+            per_unit[name].append((len(pts), sum(pts) / len(pts)))
+        totals = {name: sum(pts) for name, pts in sorted(sums.items())}
+        top = max(totals.values())
+        best = [name for name, t in totals.items() if t == top]
+        for name in best:
+            leads[name] += 1
+        unit_rows.append({"table": table, "deal_set": deal_set, "games": len(unit),
+                          "match_points": totals, "best": best})
+    return {"units": len(units), **_luck(per_game, per_unit),
+            "unit_leads": dict(sorted(leads.items())), "per_unit": unit_rows}
+
+
+def _luck(per_game: dict[str, list[float]],
+          per_unit: dict[str, list[tuple[int, float]]]) -> dict[str, float | None]:
+    """Pooled variances and the share of variance removed (see duplicate_summary)."""
+    ss_game = ss_unit = ss_scaled = 0.0
+    dof_game = dof_unit = 0
+    for name, pts in per_game.items():
+        mean = sum(pts) / len(pts)
+        ss_game += sum((x - mean) ** 2 for x in pts)
+        dof_game += len(pts) - 1
+        ss_unit += sum((a - mean) ** 2 for _, a in per_unit[name])
+        ss_scaled += sum(k * (a - mean) ** 2 for k, a in per_unit[name])
+        dof_unit += len(per_unit[name]) - 1
+    var_game = ss_game / dof_game if dof_game > 0 else None
+    var_unit = ss_unit / dof_unit if dof_unit > 0 else None
+    luck = None
+    if var_game and var_unit is not None:
+        luck = min(1.0, max(0.0, 1.0 - ss_scaled / dof_unit / var_game))
+    return {"variance_individual": var_game, "variance_duplicate": var_unit,
+            "luck_removed": luck}
