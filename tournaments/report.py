@@ -127,7 +127,7 @@ def _csv(st: Standings, _title: str) -> str:
 
 CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:4px 8px}
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3}td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
 svg text{font-size:12px;fill:#333}"""
 
 
@@ -163,17 +163,20 @@ def _html(st: Standings, title: str) -> str:
 
 
 def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
-    """Round tick values (steps of 1, 2 or 5 times a power of ten) covering [lo, hi]."""
+    """Round tick values (1, 2 or 5 times a power of ten) from at or below lo to at or above hi."""
     if hi <= lo:
         hi = lo + 1
     raw = (hi - lo) / target
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [i * step for i in range(first, last + 1)]
 
 
-def _thin(points: list[tuple[int, float, float]], limit: int = 400) -> list[tuple[int, float, float]]:
+Point = tuple[int, float, float]   # (games so far, mu, sigma)
+
+
+def _thin(points: list[Point], limit: int = 400) -> list[Point]:
     """At most about `limit` points (always keeping the last) so long runs stay small files."""
     stride = max(1, math.ceil(len(points) / limit))
     kept = points[::stride]
@@ -195,13 +198,14 @@ def rating_plot(st: Standings, width: int = 820, height: int = 380) -> str:
     ylo = min(p[1] - p[2] for s in series for p in s)
     yhi = max(p[1] + p[2] for s in series for p in s)
     xt, yt = nice_ticks(0, xmax), nice_ticks(ylo, yhi)
-    ylo, yhi = min(ylo, yt[0]), max(yhi, yt[-1])
-    xmax = max(xmax, xt[-1])
+    ylo, yhi, xmax = yt[0], yt[-1], xt[-1]   # the axes end on a tick
 
     def x(v: float) -> float:
+        """Games played to pixels."""
         return left + pw * v / xmax
 
     def y(v: float) -> float:
+        """Rating to pixels (SVG y grows downwards)."""
         return top + ph * (yhi - v) / (yhi - ylo)
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -220,15 +224,17 @@ def rating_plot(st: Standings, width: int = 820, height: int = 380) -> str:
                f'text-anchor="middle">rating mu</text>')
     for i, (r, s) in enumerate(zip(st.entrants, series)):
         colour, name = PALETTE[i % len(PALETTE)], html.escape(r.name)
+        label = html.escape(_short(r.name))
         band = [f"{x(g):.1f},{y(m + sd):.1f}" for g, m, sd in s] + \
                [f"{x(g):.1f},{y(m - sd):.1f}" for g, m, sd in reversed(s)]
         line = " ".join(f"{x(g):.1f},{y(m):.1f}" for g, m, _ in s)
         ly = top + 8 + 18 * i
-        out.append(f'<g data-entrant="{name}"><polygon class="sigma-band" points="{" ".join(band)}" '
+        out.append(f'<g data-entrant="{name}">'
+                   f'<polygon class="sigma-band" points="{" ".join(band)}" '
                    f'fill="{colour}" fill-opacity="0.12" stroke="none"/>'
                    f'<polyline class="mu-line" points="{line}" fill="none" stroke="{colour}" '
                    f'stroke-width="2"/><line x1="{left + pw + 16}" x2="{left + pw + 36}" '
                    f'y1="{ly}" y2="{ly}" stroke="{colour}" stroke-width="3"/>'
-                   f'<text x="{left + pw + 42}" y="{ly + 4}">{html.escape(_short(r.name))}</text></g>')
+                   f'<text x="{left + pw + 42}" y="{ly + 4}">{label}</text></g>')
     out.append("</svg>")
     return "\n".join(out)

@@ -112,7 +112,10 @@ def _count(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
 
 
 def _rate(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
-    """Plackett-Luce ratings, one update per game in the fixed order; history starts at the prior."""
+    """Plackett-Luce ratings, one update per game in the fixed order.
+
+    Each history starts with the prior at 0 games, so every plotted line has a common origin.
+    """
     model = PlackettLuce()
     ratings = {name: model.rating() for name in rows}
     for name, r in ratings.items():
