@@ -19,9 +19,13 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 demo: $(STAMP) node
+	@echo "== one match of Classic rummy between the sample bots =="
 	$(VENV)/bin/romis play classic --seed 7 \
-	  --bot "$(PY) -m sample_bots.greedy" --bot "$(PY) -m sample_bots.random" \
+	  --bot "python -m sample_bots.greedy" --bot "python -m sample_bots.random" \
 	  --bot "node sample_bots/js/random.js"
+	@echo; echo "== a small round-robin among the sample bots (examples/tournament.toml) =="
+	rm -rf demo-out && mkdir -p demo-out
+	$(VENV)/bin/romis tournament run examples/tournament.toml --db demo-out/results.db --records demo-out/records
 
 test: $(STAMP) node
 	$(PY) -m pytest

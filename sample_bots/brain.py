@@ -91,7 +91,13 @@ class Brain:
     def _pick_discard(self, choices: list[str], hand: list[str]) -> str:
         if not self.greedy:
             return self.rng.choice(choices)
-        return max(choices, key=lambda c: (self.game.penalty(c) - 6 * _neighbours(c, hand), c))
+
+        def cost(card: str) -> tuple:  # what keeping the rest is worth: melded value first, then meld-building cards
+            rest = list(hand)
+            rest.remove(card)
+            left = best_split(rest, self.rules, self.game.penalty).points
+            return (left, -self.game.penalty(card) + 6 * _neighbours(card, hand), card)
+        return min(choices, key=cost)
 
 
 def _identities(meld: TableMeld, wilds: frozenset) -> list[str] | None:

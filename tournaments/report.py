@@ -32,7 +32,7 @@ def _num(x: float | None, digits: int = 2) -> str:
 
 
 def _ms(x: float | None) -> str:
-    return "—" if x is None else f"{x * 1000:.0f}"
+    return "—" if x is None else f"{x * 1000:.1f}"
 
 
 def _cells(rank: int, r: EntrantRow) -> list[str]:
