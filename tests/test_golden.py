@@ -1,5 +1,6 @@
 """Golden games: seed -> plays -> final totals, per variant. They change only on purpose:
-regenerate with `ROMIS_REGEN_GOLDEN=1 pytest tests/test_golden.py` after a deliberate rules change."""
+regenerate with `ROMIS_REGEN_GOLDEN=1 pytest tests/test_golden.py` after a deliberate change of the rules
+or of the sample bots, which make the plays."""
 import hashlib
 import json
 import os
