@@ -33,6 +33,7 @@ test: $(STAMP) node
 bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/referee.py
+	$(PY) bench/tournament.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

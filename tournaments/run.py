@@ -52,6 +52,8 @@ def _worker_init() -> None:
 class LocalExecutor:
     """Runs games in worker processes (the referee's own Python work would saturate one core otherwise)."""
 
+    play = staticmethod(play_game)  # what each worker runs: a picklable function of a GameSpec
+
     def __init__(self, workers: int):
         self.workers = workers
 
@@ -64,7 +66,7 @@ class LocalExecutor:
         try:
             while True:
                 while len(running) < self.workers * 2 and (spec := next(pending, None)) is not None:
-                    running.add(pool.submit(play_game, spec))
+                    running.add(pool.submit(self.play, spec))
                 if not running:
                     break
                 done, running = wait(running, return_when=FIRST_COMPLETED)
