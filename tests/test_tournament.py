@@ -130,3 +130,33 @@ def test_a_changed_configuration_is_refused(tmp_path):
     assert tournament("run", *base).returncode == 0
     r = tournament("run", *base[:-1], "2")
     assert r.returncode == 2 and "changed: seed" in r.stderr
+
+
+def test_a_broken_config_file_gives_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "t.toml"
+    bad.write_text("variant = \n")
+    r = tournament("run", str(bad))
+    assert r.returncode == 2 and "not valid TOML" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    bad.write_text('variant = "classic"\ncolour = "blue"\n[[entrants]]\nname = "a"\ncommand = "python -m sample_bots.random"\n')
+    r = tournament("run", str(bad))
+    assert r.returncode == 2 and "unknown setting 'colour'" in r.stderr
+
+
+def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
+    from test_e2e import bot_processes
+
+    db = tmp_path / "r.db"
+    proc = subprocess.Popen([PY, "-m", "referee", "tournament", "run", *entrants(*SAMPLES), "--deal-sets", "10",
+                             "--seed", "4", "--concurrency", "2", "--db", str(db)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (db.exists() and stored_games(db)[0] >= 3):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "resume" in err and "Traceback" not in err, err
+    kept = stored_games(db)[0]
+    assert 3 <= kept < 60
+    assert bot_processes("sample_bots.") == [] and bot_processes("js/random.js") == []
+    r = tournament("run", *entrants(*SAMPLES), "--deal-sets", "10", "--seed", "4", "--db", str(db))
+    assert r.returncode == 0 and f"resuming: {kept} of 60" in r.stderr
