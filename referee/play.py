@@ -55,8 +55,9 @@ def timing_summary(walls: list[float], cpus: list[float]) -> dict[str, Any]:
 
 
 def play_match(variant: str, commands: list[str], seed: int, options: dict[str, Any], record: Path | None,
-               move_time: float = 2.0, bank: float = 30.0, startup_time: float = 10.0, retries: int = 0) -> Outcome:
-    """Play one match; ConfigError for bad input before any bot starts."""
+               move_time: float = 2.0, bank: float = 30.0, startup_time: float = 10.0, retries: int = 0,
+               stop_on: tuple[int, ...] = ()) -> Outcome:
+    """Play one match; ConfigError for bad input before any bot starts; KeyboardInterrupt on Ctrl-C or `stop_on`."""
     cls = find_variant(variant)
     if not cls.min_players <= len(commands) <= cls.max_players:
         raise ConfigError(f"{cls.slug} needs {cls.min_players}-{cls.max_players} bots, got {len(commands)} (--bot once per seat)")
@@ -76,11 +77,31 @@ def play_match(variant: str, commands: list[str], seed: int, options: dict[str, 
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     match = Match(game, commands, limits, retries, writer)
     try:
-        return Outcome(cls.slug, seed, game.opts, trio.run(match.run))
+        result = trio.run(_run_until, match, stop_on)
     except BaseExceptionGroup as group:  # trio's nurseries wrap Ctrl-C; the bots are already gone
         if group.subgroup(KeyboardInterrupt):
             raise KeyboardInterrupt from None
         raise
+    if result is None:
+        raise KeyboardInterrupt  # stopped by one of `stop_on`: the bots are gone
+    return Outcome(cls.slug, seed, game.opts, result)
+
+
+async def _run_until(match: Match, stop_on: tuple[int, ...]) -> dict[str, Any] | None:
+    """Run the match; None if one of the signals `stop_on` arrived first (the match is then cancelled cleanly)."""
+    if not stop_on:
+        return await match.run()
+    result = None
+    async with trio.open_nursery() as nursery:
+        async def watch() -> None:
+            with trio.open_signal_receiver(*stop_on) as signals:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch)
+        result = await match.run()
+        nursery.cancel_scope.cancel()
+    return result
 
 
 def render_text(out: Outcome) -> str:

@@ -27,10 +27,15 @@ def game_specs(cfg: Config) -> list[GameSpec]:
     return specs
 
 
-def play_game(spec: GameSpec) -> GameResult:
-    """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it."""
-    out = play_match(spec.variant, list(spec.commands), spec.seed, spec.options,
-                     Path(spec.record) if spec.record else None, retries=spec.retries, **spec.limits)
+def play_game(spec: GameSpec) -> GameResult | None:
+    """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
+    None if the game was stopped (SIGTERM) before it finished."""
+    try:
+        out = play_match(spec.variant, list(spec.commands), spec.seed, spec.options,
+                         Path(spec.record) if spec.record else None, retries=spec.retries,
+                         stop_on=(signal.SIGTERM,), **spec.limits)
+    except KeyboardInterrupt:
+        return None
     seats = []
     for i, s in enumerate(out.result["seats"]):
         t = timing_summary(s.walls, s.cpus)
@@ -41,12 +46,15 @@ def play_game(spec: GameSpec) -> GameResult:
 
 
 def _worker_init() -> None:
-    """In each worker: get Ctrl-C's signal when the tournament process dies (even by SIGKILL), so the
-    worker's match loop kills its bots and the worker exits instead of playing on as an orphan."""
+    """In each worker: Ctrl-C is the tournament process's to handle; it stops workers with SIGTERM, which
+    a running game turns into a clean stop (its bots are killed) and an idle worker simply dies of.
+    SIGTERM also comes when the tournament process dies, even by SIGKILL (PR_SET_PDEATHSIG), so no
+    worker plays on as an orphan."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGINT)  # PR_SET_PDEATHSIG
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     if os.getppid() == 1:  # the parent died before prctl took effect
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class LocalExecutor:
@@ -71,13 +79,15 @@ class LocalExecutor:
                     break
                 done, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
-                    on_result(future.result())
+                    result = future.result()
+                    if result is not None:
+                        on_result(result)
         except BaseException:
             for future in running:
                 future.cancel()
             for pid in list(getattr(pool, "_processes", {}) or {}):  # let the workers' matches clean up their bots
                 try:
-                    os.kill(pid, signal.SIGINT)
+                    os.kill(pid, signal.SIGTERM)
                 except ProcessLookupError:
                     pass
             raise
