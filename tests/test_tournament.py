@@ -83,13 +83,14 @@ def untimed(rep):
 
 
 def test_a_misbehaving_entrant_is_counted_and_the_others_are_unaffected(tmp_path):
-    db = tmp_path / "r.db"
-    bad = [f"crash=python -m sample_bots.bad.crash", f"cheat=python -m sample_bots.bad.illegal",
-           f"hang=python -m sample_bots.bad.hang"]
-    r = subprocess.run([PY, "-m", "referee", "tournament", "run", *entrants(SAMPLES[0], SAMPLES[1], *bad),
-                        "--variant", "classic", "--seats", "2", "--deal-sets", "1", "--seed", "3", "--concurrency", "2",
-                        "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                       env={**os.environ})
+    db, config = tmp_path / "r.db", tmp_path / "t.toml"
+    people = [("greedy", "python -m sample_bots.greedy"), ("random", "python -m sample_bots.random"),
+              ("crash", "python -m sample_bots.bad.crash"), ("cheat", "python -m sample_bots.bad.illegal"),
+              ("hang", "python -m sample_bots.bad.hang")]
+    config.write_text('variant = "classic"\nseats = 2\ndeal_sets = 1\nseed = 3\nconcurrency = 2\n'
+                      "[limits]\nmove_time = 0.5\nbank = 0.5\n" +
+                      "".join(f'[[entrants]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in people))
+    r = tournament("run", str(config), "--db", str(db))
     assert r.returncode == 0, r.stderr
     rows = {e["name"]: e for e in report(db)["entrants"]}
     assert rows["crash"]["faults"] == {"crash": rows["crash"]["games"]}
