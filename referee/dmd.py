@@ -23,6 +23,9 @@ class DrawMeldDiscard(Game):
     meld_rules = MeldRules()
     initial_meld = 0              # points the first meld must reach (0: none)
     starter = True                # a card is turned up to start the discard pile
+    predraw_plays = True          # table plays are allowed before the draw (rules/classic.md, Turn structure 2)
+    stock_floor = 0               # the deal ends drawn when a turn ends with this many stock cards or fewer...
+    rebuild_stock = True          # ...unless the discard pile is turned over into a new stock
     _mutable = Game._mutable + ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -129,9 +132,9 @@ class DrawMeldDiscard(Game):
         hand = self.hands[seat]
         self.play_melded = 0
         was_opened = self.opened[seat]
-        for i, op in enumerate(ops):
-            if not hand or self.phase == "over":
-                raise IllegalAction("play.after-end", "nothing may follow going out or the discard")
+        for op in ops:
+            if not hand or self.phase == "over" or self.turn != seat:
+                raise IllegalAction("play.after-end", "nothing may follow going out, the discard or the end of your turn")
             self.do(seat, op)
         # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
         if self.play_melded and not was_opened and not self.opened[seat]:
@@ -151,6 +154,8 @@ class DrawMeldDiscard(Game):
             case Draw():
                 self.draw(seat, op)
             case Meld() | LayOff() | Exchange():
+                if self.phase == "draw" and not self.predraw_plays:
+                    raise IllegalAction("play.before-draw", "draw before you meld or lay off")
                 self.table_op(seat, op)
             case Discard():
                 self.discard(seat, op)
@@ -230,9 +235,9 @@ class DrawMeldDiscard(Game):
         self.placed_now = False
         self.taken = None
         self.turns += 1
-        if not self.stock:
+        if len(self.stock) <= self.stock_floor:
             pile = self.piles[0]
-            if self.rebuilds >= self.opts["max_stock_rebuilds"] or len(pile) < 2:
+            if not self.rebuild_stock or self.rebuilds >= self.opts["max_stock_rebuilds"] or len(pile) < 2:
                 return self.end_deal(winner=None)
             self.stock = pile[-2::-1]  # turned over: the earliest discard is on top of the new stock
             if self.opts["shuffle_on_rebuild"]:

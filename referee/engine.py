@@ -177,8 +177,12 @@ class Game:
             self.over = True
             self.emit({"type": "match_over", "totals": list(self.totals), "ranks": self.ranks(self.totals)})
         else:
-            self.dealer = (self.dealer + 1) % self.n
+            self.dealer = self.next_dealer(winner)
             self.start_deal()
+
+    def next_dealer(self, winner: int | None) -> int:
+        """Who deals the next deal: by default the deal passes one seat to the left."""
+        return (self.dealer + 1) % self.n
 
     def match_ended(self) -> bool:
         """The variant's end condition, checked after each deal."""

@@ -6,7 +6,7 @@ whose melds those describe.
 import random
 from typing import Any
 
-from protocol.messages import Discard, Draw, LayOff, Meld, Op
+from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Op
 from referee.errors import IllegalAction
 from referee.melds import TableMeld, lay_off
 from referee.solver import best_split
@@ -32,18 +32,31 @@ class Brain:
             return [options[0]]
         if decision.kind != "turn":
             return [self.rng.choice(options)] if options else []
-        if decision.phase == "draw":
+        if decision.phase in ("draw", "offer"):
             return [self._draw(options, view)]
+        knocks = [o for o in options if isinstance(o, Knock)]
+        if knocks and (self.greedy or self.rng.random() < 0.5):
+            return [min(knocks, key=lambda k: (self._deadwood_without(view, k.discard), k.discard))]
+        if self.game.family == "knock":  # keep melds in hand: melding only gives the opponent lay-offs
+            discards = [o.card for o in options if isinstance(o, Discard)]
+            return [Discard(self._pick_discard(discards, view["hand"]))]
         return self._play(decision, view)
 
     def _draw(self, options: list[Op], view: dict[str, Any]) -> Op:
-        if not self.greedy or len(options) == 1:
+        take = next((o for o in options if isinstance(o, Draw) and o.source == "discard"), None)
+        if not self.greedy or take is None:
             return self.rng.choice(options)
+        other = next(o for o in options if o is not take)
         top = view["discard"][-1]
         before = best_split(view["hand"], self.rules, self.game.penalty).points
         after = best_split(view["hand"] + [top], self.rules, self.game.penalty).points
         # taking the discard is worth it when the card joins a meld (its own value drops out of deadwood)
-        return options[1] if after < before + self.game.penalty(top) - 0.5 and after <= before else options[0]
+        return take if after < before + self.game.penalty(top) - 0.5 and after <= before else other
+
+    def _deadwood_without(self, view: dict[str, Any], card: str) -> int:
+        rest = list(view["hand"])
+        rest.remove(card)
+        return best_split(rest, self.rules, self.game.penalty).points
 
     def _play(self, decision: Any, view: dict[str, Any]) -> list[Op]:
         hand = list(view["hand"])

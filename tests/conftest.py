@@ -1,4 +1,5 @@
 """Shared fixtures."""
+import os
 import pytest
 
 
@@ -6,3 +7,6 @@ import pytest
 def anyio_backend():
     """Async tests run under trio, as the referee does."""
     return "trio"
+
+# The differential tests against OpenSpiel need extra packages: `make test-diff` runs them.
+collect_ignore = [] if os.environ.get("ROMIS_DIFF") else ["diff"]

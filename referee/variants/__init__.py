@@ -2,8 +2,9 @@
 from referee.engine import Game
 from referee.errors import ConfigError
 from referee.variants.classic import Classic
+from referee.variants.gin import Gin
 
-VARIANTS: dict[str, type[Game]] = {v.slug: v for v in (Classic,)}
+VARIANTS: dict[str, type[Game]] = {v.slug: v for v in (Classic, Gin)}
 
 
 def find_variant(slug: str) -> type[Game]:

@@ -1,0 +1,149 @@
+"""The knock family: draw-meld-discard turns that may end with a knock, after which hands are laid out
+against the table and deadwood decides the deal (rules/gin.md and the variants based on it)."""
+from typing import Any
+
+from protocol.messages import Decision, Discard, Draw, Knock, Op, Pass
+from referee.cards import rank
+from referee.deadwood import arrangements, min_deadwood, sure_deadwood
+from referee.dmd import DrawMeldDiscard
+from referee.errors import IllegalAction
+from referee.solver import best_discard, best_split
+
+
+class KnockGame(DrawMeldDiscard):
+    """Engine of the knock family. Variants set the knock limit and score `self.finish` in `score_deal`."""
+    family = "knock"
+    knock_limit = 9
+    starter_offer = True          # the starter is offered around before the first draw (rules/gin.md, Start of play)
+    predraw_plays = False
+    rebuild_stock = False         # the discard pile is never reused
+    stock_floor = 2
+
+    def penalty(self, card: str) -> int:
+        """Deadwood value: A = 1, 2-10 face value, J Q K = 10."""
+        return min(rank(card), 10)
+
+    def can_lay_off(self, seat: int) -> bool:
+        return True  # rules/gin.md, Ambiguity 1: own and opponents' melds, any time in one's own turn
+
+    def limit(self) -> int:
+        """The most deadwood a knock may leave."""
+        return self.knock_limit
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """Deadwood and best melds of a hand; for a hand one card over, the best discard and whether it knocks."""
+        game = cls.__new__(cls)
+        game.opts = cls.parse_options({})
+        if len(hand) == cls.hand_size + 1:
+            card, split = best_discard(hand, cls.meld_rules, game.penalty)
+        else:
+            card, split = None, best_split(hand, cls.meld_rules, game.penalty)
+        out = {"melds": [list(m.cards) for m in split.melds], "deadwood": list(split.deadwood), "points": split.points}
+        if card is not None:
+            out.update(discard=card, knock=split.points <= cls.knock_limit, gin=split.points == 0)
+        return out
+
+    # --- deal, offer, decisions ------------------------------------------------------
+    def start_deal(self) -> None:
+        super().start_deal()
+        self.finish: dict[str, Any] | None = None
+        self.stock_only = False
+        if self.starter_offer:
+            self.phase, self.offers = "offer", 0
+
+    def decision(self, seat: int) -> Decision:
+        constraints = {"knock_limit": self.limit()}
+        if self.phase == "offer":
+            return Decision("turn", "offer", [Draw("discard"), Pass()], constraints)
+        if self.phase == "draw":
+            return Decision("turn", "draw", [Draw("stock")] + ([] if self.stock_only else [Draw("discard")]), constraints)
+        discards = self.legal_discards(seat)
+        return Decision("turn", "play", [Discard(c) for c in discards] + [Knock(c) for c in self.knocks(seat, discards)],
+                        constraints)
+
+    def knocks(self, seat: int, discards: list[str]) -> list[str]:
+        """The discards after which `seat` may knock."""
+        hand, limit = self.hands[seat], self.limit()
+        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, self.table, self.meld_rules))
+        if sum(sure) - (sure[-1] if sure else 0) > limit:  # no discard can get under the limit
+            return []
+        return [c for c in discards if self.deadwood_without(seat, c) <= limit]
+
+    def deadwood_without(self, seat: int, card: str) -> int:
+        """The seat's deadwood after discarding `card`."""
+        rest = list(self.hands[seat])
+        rest.remove(card)
+        return min_deadwood(rest, self.table, self.meld_rules, self.penalty)
+
+    def fallback(self, seat: int) -> list[Op]:
+        """Decline the starter; draw from the stock; discard the costliest legal card."""
+        return [Pass()] if self.phase == "offer" else super().fallback(seat)
+
+    # --- plays --------------------------------------------------------------------------
+    def do(self, seat: int, op: Op) -> None:
+        if self.phase == "offer":
+            return self.offer(seat, op)
+        if isinstance(op, Knock):
+            return self.knock(seat, op)
+        if isinstance(op, Draw) and op.source == "discard" and self.stock_only:
+            raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
+        super().do(seat, op)
+
+    def offer(self, seat: int, op: Op) -> None:
+        """The starter is offered to each seat in turn from Pirmasis; if all decline, Pirmasis draws from the stock."""
+        if isinstance(op, Draw) and op.source == "discard":
+            self.phase = "draw"
+            self.draw(seat, op)
+        elif isinstance(op, Pass):
+            self.emit({"type": "pass", "seat": seat})
+            self.offers += 1
+            first = (self.dealer + 1) % self.n
+            self.turn = (first + self.offers) % self.n
+            if self.offers == self.n:
+                self.phase, self.stock_only = "draw", True
+        else:
+            raise IllegalAction("offer.take-or-pass", "take the starter (draw from the discard pile) or pass")
+
+    def draw(self, seat: int, op: Draw) -> None:
+        super().draw(seat, op)
+        self.stock_only = False
+
+    def knock(self, seat: int, op: Knock) -> None:
+        if self.phase != "play":
+            raise IllegalAction("knock.after-draw", "you may knock only after drawing, with your discard")
+        if op.discard is None:
+            raise IllegalAction("knock.discard", "a knock names the card discarded with it")
+        self.discard(seat, Discard(op.discard))
+        dead = min_deadwood(self.hands[seat], self.table, self.meld_rules, self.penalty)
+        if dead > self.limit():
+            raise IllegalAction("knock.deadwood", f"your deadwood would be {dead}; a knock needs {self.limit()} or less")
+        self.emit({"type": "knock", "seat": seat, "deadwood": dead})
+        self.showdown(seat)
+
+    def showdown(self, knocker: int) -> None:
+        """Lay out the knocker's hand, then the others' against it (rules/gin.md, Ambiguities 7, 13, 14)."""
+        others = [s for s in range(self.n) if s != knocker]
+        least, layouts = arrangements(self.hands[knocker], self.table, self.meld_rules, self.penalty, knocker)
+        if least == 0:  # a knock with no deadwood counts as gin: nobody lays off
+            return self.end_deal(knocker)
+        best = None
+        for table, _ in layouts:  # the layout that leaves the defenders the most deadwood
+            dead = [min_deadwood(self.hands[s], table, self.meld_rules, self.penalty) for s in others]
+            if best is None or sum(dead) > sum(best[1]):
+                best = (table, dead)
+        self.table = best[0]
+        deadwood = {knocker: least, **dict(zip(others, best[1]))}
+        self.finish = {"kind": "knock", "finisher": knocker, "deadwood": [deadwood[s] for s in range(self.n)]}
+        self.end_deal(knocker)
+
+    def end_deal(self, winner: int | None) -> None:
+        """Score the deal. `winner` is the finisher (None: a drawn deal); the deal's winner is the seat that
+        gained points (the finisher, or a defender who undercut)."""
+        if winner is not None and self.finish is None:  # gin: an empty hand, or a knock with no deadwood
+            self.finish = {"kind": "gin", "finisher": winner,
+                           "deadwood": [0 if s == winner else sum(map(self.penalty, h)) for s, h in enumerate(self.hands)]}
+        self.phase = "over"
+        scores = self.score_deal(winner)
+        gainer = max(range(self.n), key=lambda s: scores[s]) if max(scores) > 0 else None
+        self.finish_deal(scores, gainer, hands=[sorted(h) for h in self.hands], finish=self.finish)
