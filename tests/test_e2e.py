@@ -10,7 +10,7 @@ import pytest
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-GREEDY, RANDOM, JS = f"{PY} -m sample_bots.greedy", f"{PY} -m sample_bots.random", "node sample_bots/js/random.js"
+GREEDY, RANDOM, JS = "python -m sample_bots.greedy", "python -m sample_bots.random", "node sample_bots/js/random.js"
 
 
 def romis(*args, timeout=300):
