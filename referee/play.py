@@ -108,7 +108,7 @@ def render_text(out: Outcome) -> str:
     """A readable account of a finished match."""
     lines = [f"{out.variant}, seed {out.seed}: {len(out.result['deals'])} deal(s)"]
     for d in out.result["deals"]:
-        who = f"seat {d['winner']} went out" if d["winner"] is not None else "no winner (stalemate)"
+        who = f"seat {d['winner']} won" if d["winner"] is not None else "no winner"
         lines.append(f"  deal {d['deal'] + 1}: {who}; scores {d['scores']} -> totals {d['totals']}")
     seats = out.result["seats"]
     rows = [("rank", "seat", "score", "bot", "fault")]
