@@ -132,10 +132,13 @@ class DrawMeldDiscard(Game):
         hand = self.hands[seat]
         self.play_melded = 0
         was_opened = self.opened[seat]
+        deal = self.deal_no
         for op in ops:
-            if not hand or self.phase == "over" or self.turn != seat:
+            if not hand or self.phase == "over" or self.turn != seat or self.deal_no != deal:
                 raise IllegalAction("play.after-end", "nothing may follow going out, the discard or the end of your turn")
             self.do(seat, op)
+        if self.deal_no != deal:
+            return  # the play ended the deal (a knock)
         # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
         if self.play_melded and not was_opened and not self.opened[seat]:
             if hand or self.opts.get("hand_out_needs_40", False):

@@ -153,3 +153,13 @@ def test_eval_reports_deadwood_best_discard_and_knock():
     assert ten["points"] == 25 and sorted(ten["deadwood"]) == ["2D", "3C", "QH", "QS"]
     eleven = Gin.evaluate("4S 5S 6S AC 5C 3D 6D 3H 4H 5H 6H".split())
     assert eleven["points"] == 9 and eleven["knock"] and not eleven["gin"]
+
+
+def test_melds_then_a_knock_in_one_play_and_nothing_after_it():
+    from protocol.messages import Meld
+    g = rig(*EXAMPLE_1)
+    with pytest.raises(IllegalAction) as e:
+        g.apply(0, [Knock("KH"), Discard("2D")])
+    assert e.value.rule == "play.after-end" and g.deal_no == 0
+    g.apply(0, [Meld(["4H", "5H", "6H", "7H"]), Knock("KH")])
+    assert scores(g) == [37, -17]
