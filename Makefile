@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean node
+.PHONY: demo test test-diff bench clean node
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -30,10 +30,17 @@ demo: $(STAMP) node
 test: $(STAMP) node
 	$(PY) -m pytest
 
+# differential tests against OpenSpiel's gin_rummy (extra packages, so not part of `make test`)
+test-diff: $(STAMP)
+	$(PY) -m pip install -q open-spiel rlcard
+	ROMIS_DIFF=1 $(PY) -m pytest tests/diff
+
 bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/referee.py
 	$(PY) bench/tournament.py
+	$(PY) bench/gin.py
+	$(PY) bench/solver.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

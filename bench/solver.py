@@ -1,13 +1,22 @@
-"""Speed of the best-split solver: µs per 10-card gin hand and per 13-card classic hand (double pack, 2 jokers)."""
+"""Speed of the best-split solver: µs per 10-card gin hand and per 13-card classic hand (double pack, 2 jokers),
+then gin hands/s beside OpenSpiel's `min_deadwood` on the same hands when open-spiel is installed
+(target: romis >= 0.5x OpenSpiel's hands/s)."""
 import random
+import sys
 import time
+from pathlib import Path
 
+# A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from protocol.cards import RANKS
 from referee.cards import deck, rank
 from referee.melds import MeldRules
 from referee.solver import best_discard, best_split
+from referee.variants.gin import GIN_MELDS as GIN
 
-GIN = MeldRules(ace_low=True, ace_high=False, wilds=frozenset())
 CLASSIC = MeldRules()
+BATCH_REPEAT = 3
 
 
 def gin_value(card: str) -> int:
@@ -51,6 +60,54 @@ def main() -> None:
     for name, (hands, rules, value, fn) in cases.items():
         median, mean, worst = per_call(hands, lambda h: fn(h, rules, value))
         print(f"{name:52s} median {median:7.0f} µs  mean {mean:7.0f} µs  worst {worst:7.0f} µs")
+    print()
+    against_openspiel(rng)
+
+
+def dense(rng: random.Random, n: int) -> list[str]:
+    """`n` cards from a band of 5 ranks in 3 or 4 suits: many crossing sets and runs."""
+    low, suits = rng.randint(1, 9), rng.sample("SHDC", rng.choice((3, 4)))
+    return rng.sample([c for c in deck() if low <= rank(c) < low + 5 and c[1] in suits], n)
+
+
+def hands_per_s(hands: list, solve) -> float:
+    """Hands solved per second over the whole batch, best of `BATCH_REPEAT` runs (per-call timers would swamp
+    OpenSpiel's microsecond calls)."""
+    best = float("inf")
+    for _ in range(BATCH_REPEAT):
+        start = time.perf_counter()
+        for hand in hands:
+            solve(hand)
+        best = min(best, time.perf_counter() - start)
+    return len(hands) / best
+
+
+def against_openspiel(rng: random.Random) -> None:
+    """Gin deadwood of the same hands: romis's best_split beside OpenSpiel's GinRummyUtils.min_deadwood."""
+    try:
+        import pyspiel
+        utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
+    except ImportError:
+        utils = None
+        print("OpenSpiel not installed (pip install open-spiel): romis figures only")
+    print(f"gin deadwood, romis best_split vs OpenSpiel min_deadwood, same hands, best of {BATCH_REPEAT} batch runs")
+    single = deck()
+    cases = {
+        "10 random cards": [rng.sample(single, 10) for _ in range(5000)],
+        "10 cards, 5-rank band": [dense(rng, 10) for _ in range(2000)],
+        "13 random cards": [rng.sample(single, 13) for _ in range(3000)],
+        "13 cards, 5-rank band": [dense(rng, 13) for _ in range(500)],
+    }
+    for name, hands in cases.items():
+        ours = hands_per_s(hands, lambda h: best_split(h, GIN, gin_value))
+        line = f"{name:24s} romis {ours:9.0f} hands/s"
+        if utils:
+            ints = [["SCDH".index(c[1]) * 13 + RANKS.index(c[0]) for c in h] for h in hands]  # OpenSpiel's card ints
+            theirs = hands_per_s(ints, utils.min_deadwood)
+            ratio = ours / theirs
+            line += (f"  OpenSpiel {theirs:9.0f} hands/s  ratio {ratio:5.2f}x "
+                     f"(target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})")
+        print(line)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-from protocol.cards import parse_card
+from protocol.cards import JOKER, RANKS, SUITS, parse_card
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
@@ -209,6 +209,9 @@ def op_from_builtins(data: Any) -> Op:
     return msgspec.convert(data, Op)
 
 
+_CODES = frozenset([r + s for r in RANKS for s in SUITS] + [JOKER])
+
+
 def normalize(ops: list[Op]) -> list[Op]:
     """The ops with every card written canonically (`7h` -> `7H`, `10d` -> `TD`); CardError for a bad card."""
     out = []
@@ -217,10 +220,10 @@ def normalize(ops: list[Op]) -> list[Op]:
         for name in ("cards", "identities"):
             value = getattr(op, name, None)
             if value is not None:
-                changes[name] = [parse_card(c) for c in value]
+                changes[name] = [c if c in _CODES else parse_card(c) for c in value]
         for name in ("card", "discard"):
             value = getattr(op, name, None)
-            if isinstance(value, str):
+            if isinstance(value, str) and value not in _CODES:
                 changes[name] = parse_card(value)
         if isinstance(op, Rearrange):
             changes["into"] = normalize(op.into)

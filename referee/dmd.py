@@ -26,7 +26,7 @@ class DrawMeldDiscard(Game):
     predraw_plays = True          # table plays are allowed before the draw (rules/classic.md, Turn structure 2)
     stock_floor = 0               # the deal ends drawn when a turn ends with this many stock cards or fewer...
     rebuild_stock = True          # ...unless the discard pile is turned over into a new stock
-    _mutable = Game._mutable + ("hands", "stock", "piles", "table", "opened", "placed_before")
+    _mutable = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
         "shuffle_on_rebuild": Option(False, help="shuffle the discard pile when it becomes the new stock"),

@@ -64,7 +64,7 @@ class Game:
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
         "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
     }
-    _mutable: tuple[str, ...] = ("deal_results",)  # attributes a play may mutate in place (see _snapshot)
+    _mutable: tuple[str, ...] = ()  # attributes a play may mutate in place (see _snapshot)
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
         if not self.min_players <= players <= self.max_players:
@@ -188,25 +188,26 @@ class Game:
         """The variant's end condition, checked after each deal."""
         return False
 
-    def _snapshot(self) -> tuple[dict, int]:
+    def _snapshot(self) -> tuple[dict, int, int]:
         # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays
-        # mutate in place (named in `_mutable`) are copied two levels deep
+        # mutate in place (named in `_mutable`) are copied; the append-only logs are cut back on restore
         state = self.__dict__.copy()
         for k in self._mutable:
             state[k] = _copy2(state[k])
-        return state, len(self.log)
+        return state, len(self.log), len(self.deal_results)
 
-    def _restore(self, snap: tuple[dict, int]) -> None:
-        state, log_len = snap
+    def _restore(self, snap: tuple[dict, int, int]) -> None:
+        state, log_len, deals_len = snap
         self.__dict__.clear()
         self.__dict__.update(state)
         del self.log[log_len:]
+        del self.deal_results[deals_len:]
 
 
 def _copy2(value: Any) -> Any:
-    """Copy lists and dicts two levels deep (hands are lists of lists); other values are immutable."""
+    """Copy lists and dicts, two levels deep for a list of lists (hands); other values are immutable."""
     if isinstance(value, list):
-        return [x[:] if isinstance(x, list) else x for x in value]
+        return [x[:] for x in value] if value and isinstance(value[0], list) else value[:]
     if isinstance(value, dict):
         return dict(value)
     return value

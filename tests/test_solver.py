@@ -331,3 +331,18 @@ def test_best_discard_matches_every_discard_tried(hand):
     rest.remove(card)
     assert split == best_split(rest, GIN, gin_value)
     assert split.points == min(best_split(hand[:i] + hand[i + 1:], GIN, gin_value).points for i in range(len(hand)))
+
+
+def test_sure_deadwood_is_a_sound_and_tight_bound():
+    """The cheap pre-check of knock options never calls a meldable card dead (and in gin misses none)."""
+    import random as _random
+
+    from referee.cards import deck as _deck
+    from referee.deadwood import sure_deadwood
+    from referee.variants.gin import GIN_MELDS
+
+    rng = _random.Random(7)
+    for _ in range(500):
+        hand = rng.sample(_deck(), 11)
+        melded = {c for m in candidate_melds(hand, GIN_MELDS) for c in m.cards}
+        assert set(sure_deadwood(hand, [], GIN_MELDS)) == {c for c in hand if c not in melded}

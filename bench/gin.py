@@ -1,0 +1,119 @@
+"""In-process random-play throughput of Gin: romis beside OpenSpiel's gin_rummy and RLCard's gin-rummy game.
+
+Every engine picks uniformly random legal actions over fixed seeds, best of `REPEAT` runs, and counts player
+decisions only: OpenSpiel's chance nodes (the deal and stock draws, sampled from `chance_outcomes()`) and
+RLCard's two score-bookkeeping steps at the end of a deal are not decisions. A romis game is a whole match
+(deals until 100 points); an OpenSpiel or RLCard game is one deal, so decisions/s is the figure to compare.
+Targets: romis decisions/s >= 1.0x OpenSpiel's and >= 3x RLCard's. `make test-diff` installs both baselines.
+"""
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+# A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from referee.variants import VARIANTS
+
+ROMIS_SEEDS = range(4)          # whole matches: random play needs some 70-180 deals to reach 100
+OPENSPIEL_SEEDS = range(1000)   # single deals
+RLCARD_SEEDS = range(300)       # single deals
+REPEAT = 3
+
+Tally = tuple[int, int, int]    # (games, deals, decisions)
+
+
+def romis(seeds: range) -> Tally:
+    """Random matches of romis's gin."""
+    games = deals = decisions = 0
+    for seed in seeds:
+        g, rng = VARIANTS["gin"](2, {}, seed), random.Random(seed)
+        while not g.is_over():
+            s = g.to_act()[0]
+            g.apply(s, [rng.choice(g.decision(s).options)])
+            decisions += 1
+        games, deals = games + 1, deals + len(g.deal_results)
+    return games, deals, decisions
+
+
+def openspiel(seeds: range) -> Tally:
+    """Random deals of OpenSpiel's gin_rummy, each from a clone of the initial state."""
+    import pyspiel
+    initial = pyspiel.load_game("gin_rummy").new_initial_state()
+    decisions = 0
+    for seed in seeds:
+        s, rng = initial.clone(), random.Random(seed)
+        while not s.is_terminal():
+            if s.is_chance_node():  # every outcome is a card left in the stock, all equally likely
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+            else:
+                s.apply_action(rng.choice(s.legal_actions()))
+                decisions += 1
+    return len(seeds), len(seeds), decisions
+
+
+def rlcard(seeds: range) -> Tally:
+    """Random deals of RLCard's raw GinRummyGame (no env wrapper, no state encoding)."""
+    import numpy as np
+    from rlcard.games.gin_rummy.game import GinRummyGame
+    from rlcard.games.gin_rummy.utils.action_event import ScoreNorthPlayerAction, ScoreSouthPlayerAction
+    bookkeeping = (ScoreNorthPlayerAction, ScoreSouthPlayerAction)
+    decisions = 0
+    for seed in seeds:
+        g, rng = GinRummyGame(), random.Random(seed)
+        g.np_random = np.random.RandomState(seed)
+        g.init_game()
+        while not g.is_over():
+            action = rng.choice(g.judge.get_legal_actions())
+            decisions += not isinstance(action, bookkeeping)
+            g.step(action)
+    return len(seeds), len(seeds), decisions
+
+
+def measure(play: Callable[[range], Tally], seeds: range) -> tuple[Tally, float]:
+    """The tally and the best seconds of `REPEAT` runs."""
+    best = float("inf")
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        tally = play(seeds)
+        best = min(best, time.perf_counter() - start)
+    return tally, best
+
+
+def _has(module: str) -> bool:
+    """Whether `module` can be imported."""
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def main() -> None:
+    print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} runs")
+    engines = [
+        ("romis gin", romis, ROMIS_SEEDS, "gin" in VARIANTS, "not registered yet"),
+        ("OpenSpiel gin_rummy", openspiel, OPENSPIEL_SEEDS, _has("pyspiel"), "not installed (pip install open-spiel)"),
+        ("RLCard gin-rummy", rlcard, RLCARD_SEEDS, _has("rlcard"), "not installed (pip install rlcard)"),
+    ]
+    rate = {}
+    for name, play, seeds, present, missing in engines:
+        if not present:
+            print(f"{name}: {missing}")
+            continue
+        (games, deals, decisions), secs = measure(play, seeds)
+        rate[name] = decisions / secs
+        print(f"{name:20s} {games:5d} games {deals:5d} deals {decisions:7d} decisions in {secs:6.2f} s | "
+              f"{decisions / secs:8.0f} decisions/s {games / secs:7.1f} games/s {deals / secs:7.1f} deals/s "
+              f"{secs / decisions * 1e6:6.1f} µs/decision")
+    for base, target in (("OpenSpiel gin_rummy", 1.0), ("RLCard gin-rummy", 3.0)):
+        if "romis gin" in rate and base in rate:
+            ratio = rate["romis gin"] / rate[base]
+            print(f"romis / {base}: {ratio:5.2f}x decisions/s (target >= {target:.1f}x: "
+                  f"{'met' if ratio >= target else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
