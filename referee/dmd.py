@@ -139,6 +139,11 @@ class DrawMeldDiscard(Game):
             self.do(seat, op)
         if self.deal_no != deal:
             return  # the play ended the deal (a knock)
+        self.end_play(seat, was_opened)
+
+    def end_play(self, seat: int, was_opened: bool) -> None:
+        """Check a play as a whole once its last operation is applied, then end the deal or the turn."""
+        hand = self.hands[seat]
         # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
         if self.play_melded and not was_opened and not self.opened[seat]:
             if hand or self.opts.get("hand_out_needs_40", False):
@@ -241,7 +246,7 @@ class DrawMeldDiscard(Game):
         if len(self.stock) <= self.stock_floor:
             pile = self.piles[0]
             if not self.rebuild_stock or self.rebuilds >= self.opts["max_stock_rebuilds"] or len(pile) < 2:
-                return self.end_deal(winner=None)
+                return self.stock_out()
             self.stock = pile[-2::-1]  # turned over: the earliest discard is on top of the new stock
             if self.opts["shuffle_on_rebuild"]:
                 random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(self.stock)
@@ -252,6 +257,10 @@ class DrawMeldDiscard(Game):
             return self.end_deal(winner=None)
         self.turn = (self.turn + 1) % self.n
         self.phase = "draw"
+
+    def stock_out(self) -> None:
+        """The stock is down to `stock_floor` and is not rebuilt: by default the deal ends without a winner."""
+        self.end_deal(winner=None)
 
     def end_deal(self, winner: int | None) -> None:
         """Score the deal, reveal the hands and go on to the next deal."""

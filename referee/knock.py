@@ -2,11 +2,12 @@
 against the table and deadwood decides the deal (rules/gin.md and the variants based on it)."""
 from typing import Any
 
-from protocol.messages import Decision, Discard, Draw, Knock, Op, Pass
+from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
 from referee.cards import rank
 from referee.deadwood import arrangements, min_deadwood, sure_deadwood
 from referee.dmd import DrawMeldDiscard
 from referee.errors import IllegalAction
+from referee.melds import TableMeld
 from referee.solver import best_discard, best_split
 
 
@@ -29,6 +30,18 @@ class KnockGame(DrawMeldDiscard):
     def limit(self) -> int:
         """The most deadwood a knock may leave."""
         return self.knock_limit
+
+    def layoff_allowed(self, seat: int, meld: int) -> bool:
+        """Whether `seat` may lay off on table meld `meld` in its turn (all melds by default)."""
+        return True
+
+    def reachable(self, seat: int) -> list[int]:
+        """Indices of the table melds `seat` may lay off on in its turn."""
+        return [i for i in range(len(self.table)) if self.layoff_allowed(seat, i)]
+
+    def layoff_table(self, seat: int) -> list[TableMeld]:
+        """The table melds that count for `seat`'s own deadwood in its turn."""
+        return [self.table[i] for i in self.reachable(seat)]
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
@@ -65,7 +78,7 @@ class KnockGame(DrawMeldDiscard):
     def knocks(self, seat: int, discards: list[str]) -> list[str]:
         """The discards after which `seat` may knock."""
         hand, limit = self.hands[seat], self.limit()
-        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, self.table, self.meld_rules))
+        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, self.layoff_table(seat), self.meld_rules))
         if sum(sure) - (sure[-1] if sure else 0) > limit:  # no discard can get under the limit
             return []
         return [c for c in discards if self.deadwood_without(seat, c) <= limit]
@@ -74,7 +87,7 @@ class KnockGame(DrawMeldDiscard):
         """The seat's deadwood after discarding `card`."""
         rest = list(self.hands[seat])
         rest.remove(card)
-        return min_deadwood(rest, self.table, self.meld_rules, self.penalty)
+        return min_deadwood(rest, self.layoff_table(seat), self.meld_rules, self.penalty)
 
     def fallback(self, seat: int) -> list[Op]:
         """Decline the starter; draw from the stock; discard the costliest legal card."""
@@ -89,6 +102,11 @@ class KnockGame(DrawMeldDiscard):
         if isinstance(op, Draw) and op.source == "discard" and self.stock_only:
             raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
         super().do(seat, op)
+
+    def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        if not isinstance(op, Meld) and 0 <= op.meld < len(self.table) and not self.layoff_allowed(seat, op.meld):
+            raise IllegalAction("layoff.not-allowed", f"you may not add to meld {op.meld} in this turn")
+        super().table_op(seat, op)
 
     def offer(self, seat: int, op: Op) -> None:
         """The starter is offered to each seat in turn from Pirmasis; if all decline, Pirmasis draws from the stock."""
@@ -115,27 +133,48 @@ class KnockGame(DrawMeldDiscard):
         if op.discard is None:
             raise IllegalAction("knock.discard", "a knock names the card discarded with it")
         self.discard(seat, Discard(op.discard))
-        dead = min_deadwood(self.hands[seat], self.table, self.meld_rules, self.penalty)
+        dead = min_deadwood(self.hands[seat], self.layoff_table(seat), self.meld_rules, self.penalty)
         if dead > self.limit():
             raise IllegalAction("knock.deadwood", f"your deadwood would be {dead}; a knock needs {self.limit()} or less")
         self.emit({"type": "knock", "seat": seat, "deadwood": dead})
         self.showdown(seat)
 
     def showdown(self, knocker: int) -> None:
-        """Lay out the knocker's hand, then the others' against it (rules/gin.md, Ambiguities 7, 13, 14)."""
-        others = [s for s in range(self.n) if s != knocker]
-        least, layouts = arrangements(self.hands[knocker], self.table, self.meld_rules, self.penalty, knocker)
+        """Lay out the knocker's hand, then each defender's in turn from the knocker's left, each against
+        the table left by those before (rules/gin.md, Ambiguities 7, 13, 14; rules/gin-three.md, Ambiguity 10)."""
+        reach = self.reachable(knocker)
+        least, layouts = arrangements(self.hands[knocker], self.layoff_table(knocker), self.meld_rules, self.penalty,
+                                      knocker)
         if least == 0:  # a knock with no deadwood counts as gin: nobody lays off
             return self.end_deal(knocker)
+        defenders = [(knocker + i) % self.n for i in range(1, self.n)]
         best = None
-        for table, _ in layouts:  # the layout that leaves the defenders the most deadwood
-            dead = [min_deadwood(self.hands[s], table, self.meld_rules, self.penalty) for s in others]
+        for laid, _ in layouts:  # the layout that leaves the defenders the most deadwood
+            table = list(self.table)
+            for j, i in enumerate(reach):  # the melds the knocker could not reach stay as they were
+                table[i] = laid[j]
+            table += laid[len(reach):]
+            dead = self.defend(defenders, table)
             if best is None or sum(dead) > sum(best[1]):
                 best = (table, dead)
         self.table = best[0]
-        deadwood = {knocker: least, **dict(zip(others, best[1]))}
+        deadwood = {knocker: least, **dict(zip(defenders, best[1]))}
         self.finish = {"kind": "knock", "finisher": knocker, "deadwood": [deadwood[s] for s in range(self.n)]}
         self.end_deal(knocker)
+
+    def defend(self, defenders: list[int], table: list[TableMeld]) -> list[int]:
+        """The defenders' deadwoods, each laying off on the whole table as the ones before left it; a defender
+        with several best layouts shows the one that leaves those after him the least."""
+        first, rest = defenders[0], defenders[1:]
+        if not rest:
+            return [min_deadwood(self.hands[first], table, self.meld_rules, self.penalty)]
+        least, layouts = arrangements(self.hands[first], table, self.meld_rules, self.penalty, first)
+        seen: dict[tuple, list[int]] = {}
+        for laid, _ in layouts:
+            key = tuple((m.cards, m.ids, m.owner) for m in laid)
+            if key not in seen:
+                seen[key] = self.defend(rest, laid)
+        return [least] + min(seen.values(), key=sum)
 
     def end_deal(self, winner: int | None) -> None:
         """Score the deal. `winner` is the finisher (None: a drawn deal); the deal's winner is the seat that
@@ -145,5 +184,8 @@ class KnockGame(DrawMeldDiscard):
                            "deadwood": [0 if s == winner else sum(map(self.penalty, h)) for s, h in enumerate(self.hands)]}
         self.phase = "over"
         scores = self.score_deal(winner)
-        gainer = max(range(self.n), key=lambda s: scores[s]) if max(scores) > 0 else None
+        # several gainers (rules/gin-three.md, Ambiguity 6): the highest; equal ones go clockwise from the finisher
+        start = self.n - 1 if winner is None else winner
+        order = [(start + i) % self.n for i in range(1, self.n + 1)]
+        gainer = max(order, key=lambda s: scores[s]) if max(scores) > 0 else None
         self.finish_deal(scores, gainer, hands=[sorted(h) for h in self.hands], finish=self.finish)

@@ -6,7 +6,7 @@ whose melds those describe.
 import random
 from typing import Any
 
-from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Op
+from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Op, Pass
 from referee.errors import IllegalAction
 from referee.melds import TableMeld, lay_off
 from referee.solver import best_split
@@ -32,6 +32,8 @@ class Brain:
             return [options[0]]
         if decision.kind != "turn":
             return [self.rng.choice(options)] if options else []
+        if decision.constraints.get("whole_hand"):
+            return self._whole_hand(decision, view)
         if decision.phase in ("draw", "offer"):
             return [self._draw(options, view)]
         knocks = [o for o in options if isinstance(o, Knock)]
@@ -81,6 +83,47 @@ class Brain:
         choices = sorted(set(c for c in hand if c != taken)) or sorted(set(hand))
         ops.append(Discard(self._pick_discard(choices, hand)))
         return ops
+
+    def _whole_hand(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        """All-at-once variants: melds only as a whole-hand rummy, or in the final turn's declarations."""
+        options, hand = decision.options or [], list(view["hand"])
+        if decision.phase == "declare":
+            return self._declare(hand, view, decision.constraints.get("lay_off_on_others", False))
+        if decision.phase in ("draw", "last-draw"):
+            split = best_split(hand, self.rules, self.game.penalty)
+            if decision.constraints.get("immediate_rummy") and not split.deadwood:
+                return self._melds(split)
+            knock = next((o for o in options if isinstance(o, Knock)), None)
+            if knock and (split.points <= 5 if self.greedy else self.rng.random() < 0.1):
+                return [knock]
+            return [self._draw([o for o in options if isinstance(o, Draw)], view)]
+        discards = [o.card for o in options if isinstance(o, Discard)]
+        return self._rummy(hand, discards) or [Discard(self._pick_discard(discards, hand))]
+
+    def _melds(self, split: Any) -> list[Op]:
+        """Meld operations for the melds of a split."""
+        return [Meld(list(m.cards), _identities(m, self.rules.wilds), m.kind) for m in split.melds]
+
+    def _rummy(self, hand: list[str], discards: list[str]) -> list[Op]:
+        """A whole-hand declaration: every card in melds, or all but one legal discard; [] if none exists."""
+        split = best_split(hand, self.rules, self.game.penalty)
+        if not split.deadwood:
+            return self._melds(split)
+        for card in discards:
+            rest = list(hand)
+            rest.remove(card)
+            split = best_split(rest, self.rules, self.game.penalty)
+            if not split.deadwood:
+                return self._melds(split) + [Discard(card)]
+        return []
+
+    def _declare(self, hand: list[str], view: dict[str, Any], on_others: bool) -> list[Op]:
+        """The final turn's declarations: the best melds, then lay-offs where allowed (random passes half the time)."""
+        if not self.greedy and self.rng.random() < 0.5:
+            return [Pass()]
+        split = best_split(hand, self.rules, self.game.penalty)
+        ops = self._melds(split) + (self._lay_offs(list(split.deadwood), view) if on_others else [])
+        return ops or [Pass()]
 
     def _lay_offs(self, hand: list[str], view: dict[str, Any]) -> list[Op]:
         table = [TableMeld(t["kind"], tuple(t["cards"]), tuple(t["identities"]), t["owner"]) for t in view["table"]]

@@ -3,8 +3,12 @@ from referee.engine import Game
 from referee.errors import ConfigError
 from referee.variants.classic import Classic
 from referee.variants.gin import Gin
+from referee.variants.gin_three import GinThree
+from referee.variants.oklahoma_gin import OklahomaGin
+from referee.variants.straight import Straight
+from referee.variants.american import American
 
-VARIANTS: dict[str, type[Game]] = {v.slug: v for v in (Classic, Gin)}
+VARIANTS: dict[str, type[Game]] = {v.slug: v for v in (Classic, Gin, GinThree, OklahomaGin, Straight, American)}
 
 
 def find_variant(slug: str) -> type[Game]:

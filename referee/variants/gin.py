@@ -31,25 +31,32 @@ class Gin(KnockGame):
         return self.dealer if winner is None else winner
 
     def score_deal(self, finisher: int | None) -> list[float]:
-        """rules/gin.md, Scoring, with ties as undercuts (Ambiguity 4) and the game bonus (End of the match)."""
-        scores = [0.0] * self.n
+        """The deal's points (`deal_points`) with the game bonus (End of the match); nothing for a drawn deal."""
         if finisher is None:
-            return scores
+            return [0.0] * self.n
+        return self.with_game_bonus(self.deal_points(finisher))
+
+    def deal_points(self, finisher: int) -> list[float]:
+        """rules/gin.md, Scoring, with ties as undercuts (Ambiguities 4, 5). With more seats the finisher plays
+        against the sum of his opponents' deadwood, and all of them score if he loses (rules/gin-three.md, Scoring)."""
         dead = self.finish["deadwood"]
-        k, other = dead[finisher], 1 - finisher
-        d = dead[other]
-        if self.finish["kind"] == "gin":
-            scores[finisher], scores[other] = d + self.bonus, -d
-        elif k < d:
-            scores[finisher], scores[other] = d - k + self.bonus, -d
-        else:
-            scores[other], scores[finisher] = k - d + self.bonus, -k
-        return self.with_game_bonus(scores)
+        k = dead[finisher]
+        against = sum(dead) - k
+        if self.finish["kind"] == "gin" or k < against:
+            return [against - k + self.bonus if s == finisher else -d for s, d in enumerate(dead)]
+        return [-k if s == finisher else k - d + self.bonus for s, d in enumerate(dead)]
+
+    def leader(self, totals: list[float]) -> int | None:
+        """The seat alone at the top of `totals` once that top reaches the target; None while nobody has won
+        (a tie at the top means another deal: rules/gin-three.md, Ambiguity 7)."""
+        top = max(totals)
+        leaders = [s for s, t in enumerate(totals) if t == top]
+        return leaders[0] if top >= self.opts["target"] and len(leaders) == 1 else None
 
     def with_game_bonus(self, scores: list[float]) -> list[float]:
-        """Add the game bonus for the seat whose total reaches the target with this deal."""
-        return [s + (self.game_bonus if s > 0 and t + s >= self.opts["target"] else 0)
-                for s, t in zip(scores, self.totals)]
+        """Add the game bonus for the seat that wins the match with this deal."""
+        won = self.leader([t + s for s, t in zip(scores, self.totals)])
+        return [s + (self.game_bonus if i == won else 0) for i, s in enumerate(scores)]
 
     def match_ended(self) -> bool:
-        return max(self.totals) >= self.opts["target"]
+        return self.leader(self.totals) is not None

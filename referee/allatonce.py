@@ -1,0 +1,225 @@
+"""The all-at-once family: no partial melds during play. A player goes out only by declaring rummy, putting
+his whole hand down at once in his own combinations; when the stock runs down to the number of players,
+play is interrupted and everyone has one final turn to draw and declare what he can (rules/straight.md).
+
+Variants are subclasses of `AllAtOnce` that say how a deal is settled (`settle`); see variants/straight.py.
+"""
+from collections import Counter
+from typing import Any
+
+from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
+from referee.dmd import DrawMeldDiscard
+from referee.engine import Option
+from referee.errors import IllegalAction
+from referee.melds import MeldRules, check
+from referee.solver import Split, Value, best_split, candidate_melds
+
+
+def is_one_run(cards: list[str], rules: MeldRules) -> bool:
+    """Whether `cards` together form a single sequence."""
+    try:
+        check("run", list(cards), rules)
+        return True
+    except IllegalAction:
+        return False
+
+
+def has_long_run(cards: list[str], rules: MeldRules, value: Value, length: int) -> bool:
+    """Whether `cards` can be arranged, with the least deadwood they allow, so that one sequence holds at
+    least `length` cards (rules/american.md, Ambiguity 14: judged on the cards, not on a grouping)."""
+    least = best_split(cards, rules, value).points
+    for meld in candidate_melds(cards, rules):
+        if meld.kind == "run" and len(meld.cards) >= length:
+            rest = list((Counter(cards) - Counter(meld.cards)).elements())
+            if best_split(rest, rules, value).points == least:
+                return True
+    return False
+
+
+def first_lowest(values: list[int], start: int) -> int:
+    """The seat with the lowest value; ties go to `start`, then clockwise from it (rules/straight.md, Special rules 3)."""
+    n = len(values)
+    return min(((start + i) % n for i in range(n)), key=values.__getitem__)
+
+
+class AllAtOnce(DrawMeldDiscard):
+    """Engine of the all-at-once family: whole-hand declarations and the interruption round.
+
+    Phases: `draw`, `play` (discard, or declare rummy) in a normal turn; `last-draw` and `declare` in the
+    final turn of the interruption round."""
+    family = "all-at-once"
+    immediate_rummy = True        # a dealt hand all in combinations may be declared before the first draw
+    lay_off_on_others = True      # in the interruption round, later players may add to others' combinations
+    rebuild_stock = False         # the interruption begins before the stock runs out
+    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})
+    _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
+
+    @classmethod
+    def all_options(cls) -> dict[str, Option]:
+        """The family's options, less those of rules it does not have (the stock is never rebuilt)."""
+        return {k: o for k, o in super().all_options().items() if k not in cls.unused_options}
+
+    @property
+    def stock_floor(self) -> int:
+        """The interruption begins once a turn leaves this many stock cards or fewer (Turn structure 4)."""
+        return self.n
+
+    def settle(self, kind: str, winner: int | None) -> None:
+        """Score and record the deal. `kind` is rummy, immediate-rummy, interruption (winner None: the
+        variant decides) or stalemate (the turn cap; no winner)."""
+        raise NotImplementedError
+
+    def split(self, cards: list[str]) -> Split:
+        """The best arrangement of cards into the variant's combinations."""
+        return best_split(cards, self.meld_rules, self.penalty)
+
+    # --- deal and decisions -----------------------------------------------------------
+    def start_deal(self) -> None:
+        super().start_deal()
+        self.interrupter: int | None = None
+        self.finals = 0                                   # final turns played in the interruption round
+        self.declared: list[list[str]] = [[] for _ in range(self.n)]  # cards put down in one's own combinations
+        self.laid_off = [False] * self.n                  # added cards to another player's combination
+        self.drew = [False] * self.n                      # took a card from the stock or the pile this deal
+        self.pile_draws = [0] * self.n
+
+    def first_turn(self) -> bool:
+        """Whether the seat to act is in its first turn of the deal (turns go round from Pirmasis)."""
+        return self.interrupter is None and self.turns < self.n
+
+    def draw_options(self, seat: int) -> list[Op]:
+        """The single-op plays at the start of a normal turn."""
+        return [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
+
+    def decision(self, seat: int) -> Decision:
+        constraints = {"whole_hand": True, "lay_off_on_others": self.lay_off_on_others,
+                       "immediate_rummy": self.phase == "draw" and self.immediate_rummy and self.first_turn()}
+        if self.phase == "last-draw":
+            options = [Draw("stock")] + ([Draw("discard")] if seat == self.interrupter and self.piles[0] else [])
+        elif self.phase == "declare":
+            options = [Pass()]
+        elif self.phase == "draw":
+            options = self.draw_options(seat)
+        else:
+            options = [Discard(c) for c in self.legal_discards(seat)]
+        return Decision("turn", self.phase, options, constraints)
+
+    def legal_discards(self, seat: int) -> list[str]:
+        """The re-discard ban never lapses: a normal turn always leaves other cards, and a rummy may not
+        end by discarding the card taken (rules/straight.md, Turn structure 3a, Ambiguity 15)."""
+        hand = sorted(set(self.hands[seat]))
+        if self.taken and not self.opts["allow_rediscard"]:
+            return [c for c in hand if c != self.taken]
+        return hand
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return {**super().view(seat), "interrupter": self.interrupter}
+
+    def fallback(self, seat: int) -> list[Op]:
+        """Draw from the stock; discard the costliest card; in the final turn declare the best combinations."""
+        if self.phase in ("draw", "last-draw"):
+            return [Draw("stock")]
+        if self.phase == "declare":
+            return [Meld(list(m.cards), kind=m.kind) for m in self.split(self.hands[seat]).melds] or [Pass()]
+        return super().fallback(seat)
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """Best combinations of a hand and its deadwood, which is what it costs after another player's rummy."""
+        game = cls.__new__(cls)
+        game.opts = cls.parse_options({})
+        split = game.split(hand)
+        return {"melds": [list(m.cards) for m in split.melds], "deadwood": list(split.deadwood),
+                "points": split.points, "rummy": not split.deadwood}
+
+    # --- plays ------------------------------------------------------------------------------
+    def do(self, seat: int, op: Op) -> None:
+        match op:
+            case Draw():
+                self.draw(seat, op)
+            case Meld() | LayOff():
+                self.declare(seat, op)
+            case Discard() if self.interrupter is not None:
+                raise IllegalAction("interruption.no-discard", "nobody discards in the interruption round")
+            case Discard():
+                self.discard(seat, op)
+            case Pass() if self.phase == "declare":
+                self.emit({"type": "pass", "seat": seat})
+                self.phase = "over"
+            case _:
+                raise IllegalAction("op.unsupported", f"{type(op).__name__.lower()} is not an operation of "
+                                    f"{self.slug} in phase {self.phase}")
+
+    def draw(self, seat: int, op: Draw) -> None:
+        if self.phase == "last-draw":
+            if op.source != "stock" and seat != self.interrupter:
+                raise IllegalAction("interruption.stock-only",
+                                    "after the interrupter, every final draw is the top card of the stock")
+            self.phase = "draw"
+            super().draw(seat, op)
+            self.phase = "declare"
+        else:
+            super().draw(seat, op)
+        self.drew[seat] = True
+        self.pile_draws[seat] += op.source == "discard"
+
+    def can_lay_off(self, seat: int) -> bool:
+        return True  # where lay-offs are allowed at all is decided in `declare`
+
+    def declare(self, seat: int, op: Meld | LayOff) -> None:
+        """Put down a combination: in a normal turn only as part of a rummy, otherwise in one's final turn."""
+        if self.interrupter is None:
+            if isinstance(op, LayOff):
+                raise IllegalAction("layoff.interruption-only",
+                                    "no lay-offs during play: combinations are declared only with the whole hand")
+            if self.phase == "draw" and not (self.immediate_rummy and self.first_turn()):
+                raise IllegalAction("rummy.immediate-first-turn",
+                                    "before drawing, rummy may be declared only in your first turn: draw first")
+        elif self.phase != "declare":
+            raise IllegalAction("interruption.draw-first", "take your last card before declaring")
+        self.table_op(seat, op)
+        if isinstance(op, Meld) or self.table[op.meld].owner == seat:
+            self.declared[seat] += op.cards
+        elif not self.lay_off_on_others:
+            raise IllegalAction("interruption.own-combinations",
+                                "after the interruption you may not add cards to other players' combinations")
+        else:
+            self.laid_off[seat] = True
+
+    def end_play(self, seat: int, was_opened: bool) -> None:
+        """A normal-turn play that declared must have emptied the hand (a rummy); a final-turn play that
+        declared (or passed) ends that final turn."""
+        if self.interrupter is not None:
+            if self.placed_now or self.phase == "over":
+                self.next_final_turn()
+            return
+        if self.placed_now and self.hands[seat]:
+            raise IllegalAction("rummy.whole-hand", "no partial melds: declare your whole hand at once "
+                                "(all cards, or all but one and discard it)")
+        super().end_play(seat, was_opened)
+
+    # --- the interruption round and the end of a deal --------------------------------------
+    def stock_out(self) -> None:
+        """The stock is down to N cards: the next player is the interrupter (Ambiguity 6)."""
+        self.interrupter = self.turn = (self.turn + 1) % self.n
+        self.phase = "last-draw"
+        self.emit({"type": "interruption", "seat": self.interrupter, "stock": len(self.stock)})
+
+    def next_final_turn(self) -> None:
+        """Pass on to the next final turn, or end the deal after the last one."""
+        self.finals += 1
+        self.taken, self.placed_now = None, False
+        if self.finals == self.n:
+            self.phase = "over"
+            return self.settle("interruption", None)
+        self.turn = (self.turn + 1) % self.n
+        self.phase = "last-draw"
+
+    def end_deal(self, winner: int | None) -> None:
+        """A rummy (before the draw: an immediate rummy), or the turn cap (no winner)."""
+        if winner is None:
+            kind = "stalemate"
+        else:
+            kind = "immediate-rummy" if self.phase == "draw" else "rummy"
+        self.phase = "over"
+        self.settle(kind, winner)
