@@ -35,7 +35,8 @@ class Outcome:
         """JSON-ready result; timing figures only when asked, so the same seed prints identical JSON."""
         seats = []
         for i, s in enumerate(self.result["seats"]):
-            row = {"seat": i, "bot": s.command, "name": s.name, "score": self.result["totals"][i],
+            score = self.result["totals"][i]
+            row = {"seat": i, "bot": s.command, "name": s.name, "score": int(score) if score == int(score) else score,
                    "rank": self.result["ranks"][i], "fault": s.fault}
             if s.fault:
                 row["fault_detail"] = s.fault_detail

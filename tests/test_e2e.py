@@ -158,3 +158,24 @@ def test_eval_one_hand_and_a_file_of_hands(tmp_path):
     hands.write_text("AS 2S 3S\nQH QC QS 5D\n")
     out = romis("eval", "classic", "--hands-file", str(hands))
     assert [json.loads(x)["deadwood"] for x in out.stdout.splitlines()] == [[], ["5D"]]
+
+
+def _variant_cases():
+    from referee.variants import VARIANTS
+
+    return [(slug, n) for slug, cls in sorted(VARIANTS.items()) for n in range(cls.min_players, cls.max_players + 1)]
+
+
+@pytest.mark.parametrize("slug,n", _variant_cases())
+def test_every_variant_plays_a_whole_match_deterministically_and_replays(slug, n, tmp_path):
+    bots = [a for i in range(n) for a in ("--bot", GREEDY if i == 0 else RANDOM)]
+    outs = []
+    for k in range(2):
+        r = romis("play", slug, *bots, "--seed", "3", "--json", "--record", str(tmp_path / f"r{k}.jsonl"))
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+    res = json.loads(outs[0])
+    assert all(s["fault"] is None for s in res["seats"]) and res["deals"] >= 1
+    assert actions(tmp_path / "r0.jsonl") == actions(tmp_path / "r1.jsonl")
+    assert romis("replay", str(tmp_path / "r0.jsonl")).returncode == 0
