@@ -154,12 +154,14 @@ def test_knock_threshold_differs():
 
 
 def romis_score(k: int, d: int) -> tuple[int, int]:
-    """rules/gin.md, Scoring: (finisher, opponent) for K and D; a knock with K = 0 is Gin (Ambiguity 13)."""
-    if k == 0:
-        return d + 25, -d
-    if k < d:
-        return d - k + 25, -d
-    return -k, k - d + 25  # undercut, ties included (Ambiguity 4)
+    """What romis's Gin scores (finisher, opponent) for deadwoods K and D: the engine's own `score_deal`,
+    fed the showdown's result (a knock with K = 0 is Gin, Ambiguity 13; ties are undercuts, Ambiguity 4)."""
+    from referee.variants.gin import Gin
+
+    game = Gin(2, {}, seed=0)
+    game.finish = {"kind": "gin" if k == 0 else "knock", "finisher": 0, "deadwood": [k, d]}
+    finisher, opponent = game.score_deal(0)
+    return finisher, opponent
 
 
 def kind(k: int, d: int) -> str:
