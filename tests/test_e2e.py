@@ -179,3 +179,14 @@ def test_every_variant_plays_a_whole_match_deterministically_and_replays(slug, n
     assert all(s["fault"] is None for s in res["seats"]) and res["deals"] >= 1
     assert actions(tmp_path / "r0.jsonl") == actions(tmp_path / "r1.jsonl")
     assert romis("replay", str(tmp_path / "r0.jsonl")).returncode == 0
+
+
+@pytest.mark.parametrize("slug", sorted({s for s, _ in _variant_cases()}))
+def test_the_javascript_bot_plays_every_variant_legally(slug):
+    from referee.variants import VARIANTS
+
+    n = VARIANTS[slug].min_players
+    bots = [a for i in range(n) for a in ("--bot", JS if i == 0 else GREEDY)]
+    r = romis("play", slug, *bots, "--seed", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    assert all(s["fault"] is None for s in json.loads(r.stdout)["seats"])
