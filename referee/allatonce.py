@@ -9,7 +9,6 @@ from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
 from referee.dmd import DrawMeldDiscard
-from referee.engine import Option
 from referee.errors import IllegalAction
 from referee.melds import MeldRules, check
 from referee.solver import Split, Value, best_split, candidate_melds
@@ -51,18 +50,13 @@ class AllAtOnce(DrawMeldDiscard):
     immediate_rummy = True        # a dealt hand all in combinations may be declared before the first draw
     lay_off_on_others = True      # in the interruption round, later players may add to others' combinations
     rebuild_stock = False         # the interruption begins before the stock runs out
-    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})
+    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})  # the stock is never rebuilt
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
-
-    @classmethod
-    def all_options(cls) -> dict[str, Option]:
-        """The family's options, less those of rules it does not have (the stock is never rebuilt)."""
-        return {k: o for k, o in super().all_options().items() if k not in cls.unused_options}
 
     @property
     def stock_floor(self) -> int:
         """The interruption begins once a turn leaves this many stock cards or fewer (Turn structure 4)."""
-        return self.n
+        return len(self.seats_in())
 
     def settle(self, kind: str, winner: int | None) -> None:
         """Score and record the deal. `kind` is rummy, immediate-rummy, interruption (winner None: the
@@ -85,7 +79,7 @@ class AllAtOnce(DrawMeldDiscard):
 
     def first_turn(self) -> bool:
         """Whether the seat to act is in its first turn of the deal (turns go round from Pirmasis)."""
-        return self.interrupter is None and self.turns < self.n
+        return self.interrupter is None and self.turns < len(self.seats_in())
 
     def draw_options(self, seat: int) -> list[Op]:
         """The single-op plays at the start of a normal turn."""
@@ -201,7 +195,7 @@ class AllAtOnce(DrawMeldDiscard):
     # --- the interruption round and the end of a deal --------------------------------------
     def stock_out(self) -> None:
         """The stock is down to N cards: the next player is the interrupter (Ambiguity 6)."""
-        self.interrupter = self.turn = (self.turn + 1) % self.n
+        self.interrupter = self.turn = self.next_seat(self.turn)
         self.phase = "last-draw"
         self.emit({"type": "interruption", "seat": self.interrupter, "stock": len(self.stock)})
 
@@ -209,10 +203,10 @@ class AllAtOnce(DrawMeldDiscard):
         """Pass on to the next final turn, or end the deal after the last one."""
         self.finals += 1
         self.taken, self.placed_now = None, False
-        if self.finals == self.n:
+        if self.finals == len(self.seats_in()):
             self.phase = "over"
             return self.settle("interruption", None)
-        self.turn = (self.turn + 1) % self.n
+        self.turn = self.next_seat(self.turn)
         self.phase = "last-draw"
 
     def end_deal(self, winner: int | None) -> None:

@@ -44,16 +44,30 @@ class DrawMeldDiscard(Game):
 
     def meld_points(self, meld: TableMeld) -> int:
         """A meld's value towards the initial meld (rules/classic.md, Special rules 1)."""
-        def one(i: int, x: str) -> int:
-            r = rank(x)
-            if r == 1:  # the ace is low only at the bottom of a run
-                return 1 if meld.kind == "run" and i == 0 and len(meld.ids) > 1 and rank(meld.ids[1]) == 2 else 11
-            return min(r, 10)
-        return sum(one(i, x) for i, x in enumerate(meld.ids))
+        return sum(self.points_at(meld, i) for i in range(len(meld.ids)))
+
+    def points_at(self, meld: TableMeld, i: int) -> int:
+        """What the card at position `i` of `meld` counts towards the initial meld."""
+        # the ace is low only at the bottom of a run
+        low = i == 0 and meld.kind == "run" and len(meld.ids) > 1 and rank(meld.ids[0]) == 1 and rank(meld.ids[1]) == 2
+        return self.card_points(meld.cards[i], meld.ids[i], low)
+
+    def card_points(self, card: str, ident: str, low_ace: bool) -> int:
+        """What `card`, placed in a meld as `ident`, counts towards the initial meld (`low_ace`: it is the ace
+        at the bottom of a low run); by default the value of the card it stands for (rules/classic.md, Special rules 1)."""
+        r = rank(ident)
+        if r == 1:
+            return 1 if low_ace else 11
+        return min(r, 10)
 
     def can_lay_off(self, seat: int) -> bool:
         """Whether `seat` may lay off and exchange now."""
         return self.opened[seat] or self.opts.get("layoff_before_opening", False)
+
+    def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
+        """The meld rules in force in the deal `view` shows (for bots; a variant whose rules change from
+        deal to deal, e.g. with the size of the deck, overrides this)."""
+        return self.meld_rules
 
     def score_deal(self, winner: int | None) -> list[float]:
         """Per-seat deal scores (penalties for the cards left in hand)."""
@@ -74,19 +88,20 @@ class DrawMeldDiscard(Game):
     def start_deal(self) -> None:
         cards = shuffled(self.make_deck(), self.deal_rng())
         n, k = self.n, self.hand_size
-        first = (self.dealer + 1) % n
+        seats = self.order_from(self.next_seat(self.dealer))  # Pirmasis first; eliminated seats get no cards
         self.hands = [[] for _ in range(n)]
-        for i in range(k * n):  # one at a time, clockwise, from Pirmasis
-            self.hands[(first + i) % n].append(cards.pop())
+        for i in range(k * len(seats)):  # one at a time, clockwise, from Pirmasis
+            self.hands[seats[i % len(seats)]].append(cards.pop())
         self.piles: list[list[str]] = [[cards.pop()] if self.starter else []]
         self.stock = cards
         self.table: list[TableMeld] = []
         self.opened = [False] * n
         self.placed_before = [False] * n
         self.placed_now = False
-        self.turn = first
+        self.turn = seats[0]
         self.phase = "draw"
         self.taken: str | None = None
+        self.taken_cards: tuple[str, ...] = ()  # every card taken from the discard pile this turn
         self.turns = 0
         self.rebuilds = 0
         self.emit({"type": "deal", "deal": self.deal_no, "dealer": self.dealer, "starter": self.piles[0][-1:]})
@@ -97,18 +112,23 @@ class DrawMeldDiscard(Game):
     def legal_discards(self, seat: int) -> list[str]:
         """Cards `seat` may discard now (the re-discard ban lapses when nothing else is left)."""
         hand = sorted(set(self.hands[seat]))
-        if self.taken and not self.opts["allow_rediscard"]:
-            others = [c for c in hand if c != self.taken]
+        banned = {self.taken, *self.taken_cards} - {None}
+        if banned and not self.opts["allow_rediscard"]:
+            others = [c for c in hand if c not in banned]
             return others or hand
         return hand
 
     def decision(self, seat: int) -> Decision:
         constraints = {"initial_meld": self.initial_meld, "opened": self.opened[seat]}
         if self.phase == "draw":
-            options: list[Op] = [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
+            options: list[Op] = self.draw_options(seat)
         else:
             options = [Discard(c) for c in self.legal_discards(seat)]
         return Decision("turn", self.phase, options, constraints)
+
+    def draw_options(self, seat: int) -> list[Op]:
+        """The draws `seat` may make as a play of their own at the start of its turn."""
+        return [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
@@ -124,7 +144,7 @@ class DrawMeldDiscard(Game):
     def fallback(self, seat: int) -> list[Op]:
         """Draw from the stock; discard the costliest legal card."""
         if self.phase == "draw":
-            return [Draw("stock")]
+            return [Draw("stock")] if self.stock else super().fallback(seat)
         return [Discard(max(self.legal_discards(seat), key=self.penalty))]
 
     # --- applying a play ----------------------------------------------------------
@@ -176,15 +196,31 @@ class DrawMeldDiscard(Game):
         if op.depth != 1 or op.pile != 0:
             raise IllegalAction("draw.one-card", "draw exactly one card from the stock or the discard pile")
         if op.source == "stock":
+            if not self.stock:
+                raise IllegalAction("draw.empty-stock", "the stock is empty")
             card = self.stock.pop()
             self.emit({"type": "draw", "seat": seat, "source": "stock"}, seat, card=card)
         else:
             if not self.piles[0]:
                 raise IllegalAction("draw.empty-pile", "the discard pile is empty")
             card = self.taken = self.piles[0].pop()
+            self.taken_cards = (card,)
             self.emit({"type": "draw", "seat": seat, "source": "discard", "card": card})
         self.hands[seat].append(card)
         self.phase = "play"
+
+    def take_discards(self, seat: int, depth: int) -> list[str]:
+        """Move the top `depth` cards of the discard pile into the seat's hand, as one public take; they count as
+        taken from the pile this turn (the re-discard ban). Returns them top card first, so the deepest last."""
+        pile = self.piles[0]
+        if not 1 <= depth <= len(pile):
+            raise IllegalAction("draw.depth", f"the discard pile holds {len(pile)} card(s): cannot take {depth}")
+        cards = pile[-depth:][::-1]
+        del pile[-depth:]
+        self.hands[seat] += cards
+        self.taken_cards = self.taken_cards + tuple(cards)
+        self.emit({"type": "draw", "seat": seat, "source": "discard", "depth": depth, "cards": cards})
+        return cards
 
     def take_from_hand(self, seat: int, cards: list[str]) -> None:
         """Remove `cards` from the seat's hand, or raise if it does not hold them all."""
@@ -209,19 +245,23 @@ class DrawMeldDiscard(Game):
         else:
             if not self.can_lay_off(seat):
                 raise IllegalAction("initial-meld.first", "lay-offs and joker exchanges need a completed initial meld")
-            if not 0 <= op.meld < len(self.table):
+            if not 0 <= op.meld < len(self.table) or not self.table[op.meld].cards:  # emptied: a placeholder
                 raise IllegalAction("layoff.no-such-meld", f"there is no meld {op.meld} on the table")
             if isinstance(op, LayOff):
                 self.take_from_hand(seat, op.cards)
-                self.table[op.meld] = lay_off(self.table[op.meld], op.cards, self.meld_rules, op.identities)
+                self.table[op.meld] = lay_off(self.table[op.meld], op.cards, self.meld_rules, op.identities, op.end)
                 self.emit({"type": "layoff", "seat": seat, "meld": op.meld, "cards": op.cards,
                            "identities": list(self.table[op.meld].ids)})
             else:
                 self.take_from_hand(seat, [op.card])
-                self.table[op.meld], freed = exchange(self.table[op.meld], op.card)
+                self.table[op.meld], freed = exchange(self.table[op.meld], op.card, self.meld_rules.wilds)
                 self.hands[seat].append(freed)
                 self.emit({"type": "exchange", "seat": seat, "meld": op.meld, "card": op.card})
         self.placed_now = True
+        self.after_table_op(seat, op)
+
+    def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        """Hook: `seat` has just made the table operation `op` (cards from hand to the table); no-op by default."""
 
     def discard(self, seat: int, op: Discard) -> None:
         if self.phase != "play":
@@ -239,9 +279,7 @@ class DrawMeldDiscard(Game):
 
     def end_turn(self) -> None:
         """Pass the turn on; rebuild the stock or end the deal in a stalemate."""
-        self.placed_before[self.turn] = self.placed_before[self.turn] or self.placed_now
-        self.placed_now = False
-        self.taken = None
+        self.clear_turn()
         self.turns += 1
         if len(self.stock) <= self.stock_floor:
             pile = self.piles[0]
@@ -255,8 +293,15 @@ class DrawMeldDiscard(Game):
             self.emit({"type": "rebuild", "stock": len(self.stock)})
         if self.turns >= self.opts["max_turns_per_deal"]:
             return self.end_deal(winner=None)
-        self.turn = (self.turn + 1) % self.n
+        self.turn = self.next_seat(self.turn)
         self.phase = "draw"
+
+    def clear_turn(self) -> None:
+        """Close the bookkeeping of the turn just ended: its table plays, the cards it took from the pile."""
+        self.placed_before[self.turn] = self.placed_before[self.turn] or self.placed_now
+        self.placed_now = False
+        self.taken = None
+        self.taken_cards = ()
 
     def stock_out(self) -> None:
         """The stock is down to `stock_floor` and is not rebuilt: by default the deal ends without a winner."""

@@ -60,10 +60,12 @@ class Game:
     min_players = 2
     max_players = 6
     low_wins = True          # penalty game: the lowest total wins
+    elimination_limit: float | None = None  # a seat whose total reaches this after a deal is out of the match
     OPTIONS: dict[str, Option] = {
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
         "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
     }
+    unused_options: frozenset[str] = frozenset()  # inherited options of rules the variant does not have
     _mutable: tuple[str, ...] = ()  # attributes a play may mutate in place (see _snapshot)
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
@@ -76,6 +78,7 @@ class Game:
         self.totals: list[float] = [0] * players
         self.deal_results: list[dict] = []
         self.deal_no = 0
+        self.out_deal: list[int | None] = [None] * players  # the deal after which each seat was eliminated
         self.dealer = random.Random(derive_seed(seed, "dealer")).randrange(players)
         self.over = False
         self.start_deal()
@@ -83,11 +86,11 @@ class Game:
     # --- options -------------------------------------------------------------
     @classmethod
     def all_options(cls) -> dict[str, Option]:
-        """Every option of this variant, its own overriding its family's."""
+        """Every option of this variant, its own overriding its family's, less the `unused_options`."""
         out: dict[str, Option] = {}
         for klass in reversed(cls.__mro__):
             out.update(getattr(klass, "OPTIONS", {}))
-        return out
+        return {k: o for k, o in out.items() if k not in cls.unused_options}
 
     @classmethod
     def parse_options(cls, given: dict[str, Any]) -> dict[str, Any]:
@@ -161,19 +164,47 @@ class Game:
         """Record a public event (with an optional secret part for one seat)."""
         self.log.append(Event(data, private_to, secret))
 
-    def ranks(self, totals: list[float]) -> list[int]:
-        """Competition ranking of totals (1 = best; equal totals share a rank)."""
+    def ranks(self, totals: list[float], seats: list[int] | None = None) -> list[int]:
+        """Competition ranking of the `seats` (default: all, in order) holding `totals` (1 = best; equal
+        places share a rank): seats still in above eliminated ones, later eliminations above earlier ones
+        (_general.md, End of the match), then by total."""
+        seats = list(range(len(totals))) if seats is None else seats
         sign = 1 if self.low_wins else -1
-        return [1 + sum(1 for u in totals if sign * u < sign * t) for t in totals]
+        keys = [(self.out_deal[s] is not None, -(self.out_deal[s] or 0), sign * t) for s, t in zip(seats, totals)]
+        return [1 + sum(1 for u in keys if u < k) for k in keys]
+
+    # --- seats still in the match -------------------------------------------------
+    def seats_in(self) -> list[int]:
+        """The seats not eliminated, in seat order."""
+        return [s for s in range(self.n) if self.out_deal[s] is None]
+
+    def order_from(self, seat: int) -> list[int]:
+        """The seats still in, clockwise, starting at `seat` (or at the first seat still in after it)."""
+        return [s for s in ((seat + i) % self.n for i in range(self.n)) if self.out_deal[s] is None]
+
+    def next_seat(self, seat: int) -> int:
+        """The nearest seat still in to the left of `seat` (which may itself be out)."""
+        return self.order_from((seat + 1) % self.n)[0]
+
+    def eliminations(self) -> list[int]:
+        """The seats that go out after the deal just scored: by default those still in whose total has
+        reached `elimination_limit`."""
+        limit = self.elimination_limit
+        return [] if limit is None else [s for s in self.seats_in() if self.totals[s] >= limit]
 
     def finish_deal(self, scores: list[float], winner: int | None, **detail: Any) -> None:
-        """Add a deal's scores to the totals, record it, and start the next deal or end the match."""
+        """Add a deal's scores to the totals, eliminate, record the deal, and start the next deal or end the
+        match (also when at most one seat is left in it)."""
         self.totals = [t + s for t, s in zip(self.totals, scores)]
+        out = self.eliminations()
+        if out:
+            self.out_deal = [self.deal_no if s in out else d for s, d in enumerate(self.out_deal)]
+            detail["eliminated"] = out
         record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
         self.deal_results.append(record)
         self.emit({"type": "deal_over", **record})
         self.deal_no += 1
-        if self.match_ended() or self.deal_no >= self.opts["max_deals"]:
+        if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts["max_deals"]:
             self.over = True
             self.emit({"type": "match_over", "totals": list(self.totals), "ranks": self.ranks(self.totals)})
         else:
@@ -181,8 +212,8 @@ class Game:
             self.start_deal()
 
     def next_dealer(self, winner: int | None) -> int:
-        """Who deals the next deal: by default the deal passes one seat to the left."""
-        return (self.dealer + 1) % self.n
+        """Who deals the next deal: by default the deal passes to the left, to the nearest seat still in."""
+        return self.next_seat(self.dealer)
 
     def match_ended(self) -> bool:
         """The variant's end condition, checked after each deal."""

@@ -116,9 +116,9 @@ class KnockGame(DrawMeldDiscard):
         elif isinstance(op, Pass):
             self.emit({"type": "pass", "seat": seat})
             self.offers += 1
-            first = (self.dealer + 1) % self.n
-            self.turn = (first + self.offers) % self.n
-            if self.offers == self.n:
+            seats = self.order_from(self.next_seat(self.dealer))
+            self.turn = seats[self.offers % len(seats)]
+            if self.offers == len(seats):
                 self.phase, self.stock_only = "draw", True
         else:
             raise IllegalAction("offer.take-or-pass", "take the starter (draw from the discard pile) or pass")
@@ -133,11 +133,15 @@ class KnockGame(DrawMeldDiscard):
         if op.discard is None:
             raise IllegalAction("knock.discard", "a knock names the card discarded with it")
         self.discard(seat, Discard(op.discard))
-        dead = min_deadwood(self.hands[seat], self.layoff_table(seat), self.meld_rules, self.penalty)
+        dead = self.knock_deadwood(seat)
         if dead > self.limit():
             raise IllegalAction("knock.deadwood", f"your deadwood would be {dead}; a knock needs {self.limit()} or less")
         self.emit({"type": "knock", "seat": seat, "deadwood": dead})
         self.showdown(seat)
+
+    def knock_deadwood(self, seat: int) -> int:
+        """The knocker's deadwood as the knock limit judges it: by default his best arrangement against the table."""
+        return min_deadwood(self.hands[seat], self.layoff_table(seat), self.meld_rules, self.penalty)
 
     def showdown(self, knocker: int) -> None:
         """Lay out the knocker's hand, then each defender's in turn from the knocker's left, each against
@@ -147,7 +151,7 @@ class KnockGame(DrawMeldDiscard):
                                       knocker)
         if least == 0:  # a knock with no deadwood counts as gin: nobody lays off
             return self.end_deal(knocker)
-        defenders = [(knocker + i) % self.n for i in range(1, self.n)]
+        defenders = self.order_from(knocker)[1:]
         best = None
         for laid, _ in layouts:  # the layout that leaves the defenders the most deadwood
             table = list(self.table)

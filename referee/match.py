@@ -91,7 +91,8 @@ class Match:
         faulted = [s.fault is not None for s in self.seats]
         if any(faulted):  # a forfeiting seat ranks below every seat that finished
             ok = [t for t, f in zip(res["totals"], faulted) if not f]
-            ranks = [self.game.ranks(ok)[sum(1 for g in faulted[:i] if not g)] if not f
+            kept = self.game.ranks(ok, [i for i, f in enumerate(faulted) if not f])
+            ranks = [kept[sum(1 for g in faulted[:i] if not g)] if not f
                      else 1 + len(ok) for i, f in enumerate(faulted)]
         return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
 

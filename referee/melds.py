@@ -4,6 +4,8 @@ A meld on the table is immutable: `cards` are the physical codes and `ids` the c
 (equal for natural cards), both in table order (runs from low to high).
 """
 from dataclasses import dataclass, replace
+from itertools import combinations, product
+from typing import Callable
 
 from protocol.cards import JOKER, SUITS
 from referee.cards import rank, suit
@@ -22,8 +24,10 @@ class MeldRules:
     set_max: int = 8              # sets above 4 need all four suits first
     max_copies: int = 2           # most cards of one suit in a set of 5+
     min_naturals: int = 1
+    set_naturals: int = 0         # natural cards a set needs, where more than min_naturals (tonk: 2)
     allow_sets: bool = True
     allow_runs: bool = True
+    meld_check: Callable[["TableMeld"], None] | None = None  # a variant's own condition on new melds: raises IllegalAction
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,19 @@ class TableMeld:
 
 def illegal(rule: str, message: str) -> IllegalAction:
     return IllegalAction(rule, message)
+
+
+def naturals_needed(kind: str, rules: MeldRules) -> int:
+    """How many natural cards (a wild deuce standing for itself counts) a meld of `kind` must hold."""
+    return max(rules.min_naturals, rules.set_naturals) if kind == "set" else rules.min_naturals
+
+
+def _check_naturals(kind: str, cards, ids, rules: MeldRules) -> None:
+    need = naturals_needed(kind, rules)
+    if sum(1 for c, x in zip(cards, ids) if c == x) < need:
+        if kind == "set" and need > rules.min_naturals:
+            raise illegal("set.naturals", f"a set needs at least {need} natural cards")
+        raise illegal("meld.natural", "a new meld needs at least one natural card")
 
 
 def is_wild(card: str, rules: MeldRules) -> bool:
@@ -138,6 +155,12 @@ def _fill_run(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | No
             ids = ["A23456789TJQKA"[v - 1] + s for v in window if v not in values]
             if len(ids) == n_wild and _run_order(fixed + ids, rules):
                 return ids
+    if rules.wrap and n <= 13:  # round the corner: a stretch of the rank cycle holding the fixed ranks
+        for start in range(1, 14):
+            window = [(start - 1 + i) % 13 + 1 for i in range(n)]
+            ids = ["A23456789TJQKA"[v - 1] + s for v in window if v not in ranks]
+            if ranks <= set(window) and len(ids) == n_wild and _run_order(fixed + ids, rules):
+                return ids
     return None
 
 
@@ -217,31 +240,99 @@ def new_meld(cards: list[str], rules: MeldRules, owner: int = -1,
     if len(cards) < rules.min_size:
         raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
     k, ids = assign(cards, rules, identities, kind)
-    naturals = sum(1 for c, x in zip(cards, ids) if c == x)
-    if naturals < rules.min_naturals:
-        raise illegal("meld.natural", "a new meld needs at least one natural card")
+    _check_naturals(k, cards, ids, rules)
     c, x = _place(k, cards, ids, rules)
-    return TableMeld(k, c, x, owner)
+    meld = TableMeld(k, c, x, owner)
+    if rules.meld_check:
+        rules.meld_check(meld)
+    return meld
 
 
 def lay_off(meld: TableMeld, cards: list[str], rules: MeldRules,
-            identities: list[str] | None = None) -> TableMeld:
-    """The meld with `cards` added; raises IllegalAction if it would no longer be valid."""
+            identities: list[str] | None = None, end: str | None = None) -> TableMeld:
+    """The meld with `cards` added; raises IllegalAction if it would no longer be valid. A round-the-corner run
+    that the cards complete to all 13 ranks has no ends of its own: `end` ("low"/"high") says where they go."""
     if not cards:
         raise illegal("layoff.empty", "a lay-off needs at least one card")
     try:
         _, ids = assign(cards, rules, identities, meld.kind, fixed=list(meld.ids))
         c, x = _place(meld.kind, list(meld.cards) + cards, list(meld.ids) + ids, rules)
+        _check_naturals(meld.kind, c, x, rules)
     except IllegalAction as e:
         raise illegal("layoff.invalid", f"{' '.join(cards)} does not fit meld {' '.join(meld.ids)} ({e.rule})") from None
-    return replace(meld, cards=c, ids=x)
+    grown = replace(meld, cards=c, ids=x)
+    if end and rules.wrap and meld.kind == "run" and len(x) == 13:
+        after = x[(x.index(meld.ids[-1]) + 1) % 13]
+        return start_at(grown, meld.ids[0] if end == "high" else after)
+    return grown
 
 
-def exchange(meld: TableMeld, card: str) -> tuple[TableMeld, str]:
-    """Put natural `card` in place of the wild card standing for it; return the new meld and the freed wild card."""
+def start_at(meld: TableMeld, first: str) -> TableMeld:
+    """A run of all 13 ranks (a closed cycle round the corner) laid out from the card standing for `first`."""
+    i = meld.ids.index(first)
+    return replace(meld, cards=meld.cards[i:] + meld.cards[:i], ids=meld.ids[i:] + meld.ids[:i])
+
+
+def exchange(meld: TableMeld, card: str, wilds: frozenset = frozenset()) -> tuple[TableMeld, str]:
+    """Put natural `card` in place of the wild card standing for it; return the new meld and the freed wild card.
+    A card of `wilds` cannot take the place (a wild deuce standing for a 2: rules/fortuna.md, Ambiguity 14)."""
     for i in meld.wild_positions():
         if meld.ids[i] == card:
+            if card in wilds:
+                raise illegal("exchange.natural", f"{card} is wild: only a natural card can take a wild card's place")
             cards = list(meld.cards)
             freed, cards[i] = cards[i], card
             return replace(meld, cards=tuple(cards)), freed
     raise illegal("exchange.no-wild", f"no wild card in that meld stands for {card}")
+
+
+def validate(meld: TableMeld, rules: MeldRules) -> None:
+    """Raise IllegalAction unless `meld` is valid as it lies, its cards keeping their identities
+    (e.g. what is left of a meld once cards were taken out of it)."""
+    if len(meld.cards) < rules.min_size:
+        raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
+    check(meld.kind, list(meld.ids), rules)
+    _check_naturals(meld.kind, meld.cards, meld.ids, rules)
+    if rules.meld_check:
+        rules.meld_check(meld)
+
+
+def without(meld: TableMeld, cards: list[str], rules: MeldRules,
+            keep: list[str] | None = None) -> tuple[TableMeld, list[tuple[str, str]]]:
+    """`meld` less `cards` (codes), every card left keeping its place and identity, and the (card, identity)
+    pairs taken out. Where copies of a code stand for different cards (two jokers), the copies taken are the
+    first choice leaving a valid meld, or, with `keep`, leaving wild cards that stand for `keep`."""
+    pairs = list(zip(meld.cards, meld.ids))
+    per_code = []
+    for code in sorted(set(cards)):
+        at = [i for i, (c, _) in enumerate(pairs) if c == code]
+        n = cards.count(code)
+        if len(at) < n:
+            raise illegal("meld.missing-card", f"{code} is not in meld {' '.join(meld.ids)} {n} time(s)")
+        by_ids = {tuple(sorted(pairs[i][1] for i in combo)): combo for combo in combinations(at, n)}
+        per_code.append(list(by_ids.values()))  # copies standing for the same card are interchangeable
+    choices = [set(sum(combo, ())) for combo in product(*per_code)]
+
+    def rest(out: set) -> TableMeld:
+        left = [p for i, p in enumerate(pairs) if i not in out]
+        return replace(meld, cards=tuple(c for c, _ in left), ids=tuple(x for _, x in left))
+
+    def fits(m: TableMeld) -> bool:
+        if keep is not None:
+            return sorted(x for c, x in zip(m.cards, m.ids) if is_wild(c, rules)) == sorted(keep)
+        try:
+            validate(m, rules)
+            return True
+        except IllegalAction:
+            return False
+    out = next((o for o in choices if fits(rest(o))), None)
+    if out is None and keep is not None:
+        raise illegal("meld.identities", f"the wild cards left in {' '.join(meld.ids)} cannot stand for {keep}")
+    out = choices[0] if out is None else out  # nothing leaves a valid meld: the caller says what is wrong
+    return rest(out), [pairs[i] for i in sorted(out)]
+
+
+def emptied(meld: TableMeld) -> TableMeld:
+    """The placeholder left where every card of `meld` has left the table (kind "empty", no cards),
+    so that the other melds keep their indices."""
+    return replace(meld, kind="empty", cards=(), ids=())

@@ -12,7 +12,8 @@ from typing import Callable
 
 from protocol.cards import JOKER, RANKS, SUITS
 from referee.cards import rank, suit
-from referee.melds import MeldRules, TableMeld
+from referee.errors import IllegalAction
+from referee.melds import MeldRules, TableMeld, naturals_needed
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -146,7 +147,7 @@ def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
         for c, n in naturals.items():
             by_rank[c[0]] += n
         for r in RANKS:
-            if by_rank[r] + n_wild >= rules.min_size and (by_rank[r] or not rules.min_naturals):
+            if by_rank[r] + n_wild >= rules.min_size and by_rank[r] >= naturals_needed("set", rules):
                 _set_melds(r, naturals, wilds, rules, out)
     return out
 
@@ -281,8 +282,14 @@ def _placed(ids: list[str], fill, fillers: tuple[str, ...]) -> list[str]:
 
 def _add(out: dict, kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> None:
     """Keep the meld if it has enough natural cards and its kind and cards are new."""
-    if sum(c == x for c, x in zip(cards, ids)) < rules.min_naturals:
+    if sum(c == x for c, x in zip(cards, ids)) < naturals_needed(kind, rules):
         return
     key = (kind, tuple(sorted(cards)))
     if key not in out:
-        out[key] = TableMeld(kind, tuple(cards), tuple(ids))
+        meld = TableMeld(kind, tuple(cards), tuple(ids))
+        if rules.meld_check:
+            try:
+                rules.meld_check(meld)
+            except IllegalAction:  # the variant's own condition on new melds (rules/fortuna.md: the spade queen)
+                return
+        out[key] = meld

@@ -27,22 +27,84 @@ class Brain:
     def choose(self, decision: Any, view: dict[str, Any]) -> list[Op]:
         """The ops to send for this decision."""
         options = decision.options or []
+        self.rules = self.game.meld_rules_for(view)
         if self.cautious and options:
             self.cautious = False
             return [options[0]]
         if decision.kind != "turn":
             return [self.rng.choice(options)] if options else []
+        if decision.phase == "declare":  # a final turn: put down what fits
+            return self._declare(list(view["hand"]), view, decision.constraints.get("lay_off_on_others", False))
         if decision.constraints.get("whole_hand"):
             return self._whole_hand(decision, view)
         if decision.phase in ("draw", "offer"):
-            return [self._draw(options, view)]
+            return self._take_to_meld(decision, view) or self._take_several(decision, view) or [self._draw(options, view)]
         knocks = [o for o in options if isinstance(o, Knock)]
         if knocks and (self.greedy or self.rng.random() < 0.5):
             return [min(knocks, key=lambda k: (self._deadwood_without(view, k.discard), k.discard))]
         if self.game.family == "knock":  # keep melds in hand: melding only gives the opponent lay-offs
-            discards = [o.card for o in options if isinstance(o, Discard)]
+            return self._knock_turn_end(decision, view)
+        return self._take_several(decision, view) or self._play(decision, view)
+
+    def _knock_turn_end(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        """Lay off free cards on the melds the decision opens to lay-offs (if any), then discard."""
+        discards = [o.card for o in decision.options if isinstance(o, Discard)]
+        open_melds = decision.constraints.get("layoff_melds")
+        if not open_melds:
             return [Discard(self._pick_discard(discards, view["hand"]))]
-        return self._play(decision, view)
+        hand = list(view["hand"])
+        ops = self._lay_offs(list(best_split(hand, self.rules, self.game.penalty).deadwood), view, open_melds)
+        for op in ops:
+            for card in op.cards:
+                hand.remove(card)
+        if not hand:
+            return ops
+        taken = view.get("taken")  # the re-discard ban, judged on the cards left (it lapses if nothing else is)
+        choices = sorted(set(c for c in hand if c != taken)) or sorted(set(hand))
+        return ops + [Discard(self._pick_discard(choices, hand))]
+
+    def _take_to_meld(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        """Where the discard may be taken only to meld it at once (constraint `discard_needs_meld`, or
+        `discard_needs_placing`: meld or lay it off), the greedy
+        bot takes it in one play with melds that hold it and open it (or put the whole hand down); else []."""
+        tied = decision.constraints.get("discard_needs_meld") or decision.constraints.get("discard_needs_placing")
+        if not (self.greedy and tied and view["discard"]):
+            return []
+        top = view["discard"][-1]
+        hand = view["hand"] + [top]
+        split = best_split(hand, self.rules, self.game.penalty)
+        worth = sum(self.game.meld_points(m) for m in split.melds)
+        opens = decision.constraints.get("opened", True) or worth >= decision.constraints.get("initial_meld", 0)
+        if not any(top in m.cards for m in split.melds) or not (opens or len(split.deadwood) <= 1):
+            return []
+        return [Draw("discard")] + self._play(decision, {**view, "hand": hand, "taken": top})
+
+    def _take_several(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+        """Where several discards may be taken in one play that puts them on the table (constraint `pile_take`:
+        "all" when every card taken must go into a meld, "deepest" when the deepest must), the greedy bot takes
+        the longest such run ("all") or the shallowest such dig ("deepest") that its best melds use; else []."""
+        mode, pile = decision.constraints.get("pile_take"), view["discard"]
+        if not self.greedy or not mode or not pile:
+            return []
+        best = None
+        for depth in range(1 if mode == "all" else 2, min(len(pile), 6) + 1):
+            taken = pile[-depth:][::-1]
+            hand = view["hand"] + taken
+            split = best_split(hand, self.rules, self.game.penalty)
+            melded = [c for m in split.melds for c in m.cards]
+            worth = sum(self.game.meld_points(m) for m in split.melds)
+            opens = decision.constraints.get("opened", True) or worth >= decision.constraints.get("initial_meld", 0)
+            used = all(melded.count(c) >= taken.count(c) for c in taken) if mode == "all" else taken[-1] in melded
+            if used and (opens or len(split.deadwood) <= 1):
+                best = (depth, hand, taken)
+                if mode != "all":
+                    break
+            elif mode == "all":
+                break
+        if best is None:
+            return []
+        depth, hand, taken = best
+        return [Draw("discard", depth=depth)] + self._play(decision, {**view, "hand": hand, "taken_cards": taken})
 
     def _draw(self, options: list[Op], view: dict[str, Any]) -> Op:
         take = next((o for o in options if isinstance(o, Draw) and o.source == "discard"), None)
@@ -79,8 +141,11 @@ class Brain:
                 ops += self._lay_offs(hand, view)
         if not hand:
             return ops
-        taken = view.get("taken")
-        choices = sorted(set(c for c in hand if c != taken)) or sorted(set(hand))
+        # the re-discard ban: the decision's legal discards, unless this play took cards after it was asked
+        fresh = "taken_cards" not in view
+        legal = {o.card for o in decision.options or [] if isinstance(o, Discard)} if fresh else set()
+        banned = set(view.get("taken_cards") or [view.get("taken")])
+        choices = sorted(set(c for c in hand if (c in legal if legal else c not in banned))) or sorted(set(hand))
         ops.append(Discard(self._pick_discard(choices, hand)))
         return ops
 
@@ -125,11 +190,13 @@ class Brain:
         ops = self._melds(split) + (self._lay_offs(list(split.deadwood), view) if on_others else [])
         return ops or [Pass()]
 
-    def _lay_offs(self, hand: list[str], view: dict[str, Any]) -> list[Op]:
+    def _lay_offs(self, hand: list[str], view: dict[str, Any], allowed: list[int] | None = None) -> list[Op]:
         table = [TableMeld(t["kind"], tuple(t["cards"]), tuple(t["identities"]), t["owner"]) for t in view["table"]]
         ops: list[Op] = []
         for card in sorted(hand, key=self.game.penalty, reverse=True):
             for i, meld in enumerate(table):
+                if allowed is not None and i not in allowed:
+                    continue
                 try:
                     grown = lay_off(meld, [card], self.rules)
                 except IllegalAction:
@@ -138,7 +205,8 @@ class Brain:
                 for x in meld.ids:
                     new_ids.remove(x)
                 ident = new_ids if card in self.rules.wilds else None
-                ops.append(LayOff(i, [card], ident))
+                closes = self.rules.wrap and meld.kind == "run" and len(grown.ids) == 13  # a cycle: name the end
+                ops.append(LayOff(i, [card], ident, "high" if closes else None))
                 table[i] = grown
                 hand.remove(card)
                 break

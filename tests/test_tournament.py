@@ -33,8 +33,13 @@ def report(db, fmt="json"):
 
 
 def stored_games(db):
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT count(*) FROM games").fetchone()[0], con.execute("SELECT count(*) FROM seats").fetchone()[0]
+    """(games, seats) stored so far; (0, 0) while the database is still being created."""
+    try:
+        with sqlite3.connect(db) as con:
+            return (con.execute("SELECT count(*) FROM games").fetchone()[0],
+                    con.execute("SELECT count(*) FROM seats").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0, 0
 
 
 def test_round_robin_of_sample_bots_prints_standings_and_keeps_results(tmp_path):

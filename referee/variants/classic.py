@@ -23,10 +23,13 @@ class Classic(DrawMeldDiscard):
         base = super().score_deal(winner)
         if winner is None:  # stalemate: plain penalties (Ambiguity 17, 20)
             return base
-        all_out = self.opts["hand_out_double"] and not self.placed_before[winner]
-        return [0 if s == winner else
-                b * (2 if all_out else 1) * (2 if self.opts["unopened_double"] and not self.opened[s] else 1)
-                for s, b in enumerate(base)]
+        return [0 if s == winner else b * self.doubling(winner, s) for s, b in enumerate(base)]
+
+    def doubling(self, winner: int, seat: int) -> int:
+        """Special rules 3-4: the factor on loser `seat`'s count, x2 if the winner went out all at once
+        (`hand_out_double`) and x2 if `seat` is not opened (`unopened_double`)."""
+        all_out = self.opts.get("hand_out_double", True) and not self.placed_before[winner]
+        return (2 if all_out else 1) * (2 if self.opts["unopened_double"] and not self.opened[seat] else 1)
 
     def match_ended(self) -> bool:
         return max(self.totals) >= self.opts["target"]

@@ -1,0 +1,159 @@
+"""Tonk (Tank – tonk): rules/tonk.md."""
+from dataclasses import replace
+from typing import Any
+
+from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
+from referee.cards import deck
+from referee.engine import Option
+from referee.errors import IllegalAction
+from referee.knock import KnockGame
+from referee.melds import MeldRules
+from referee.solver import best_split
+
+DEUCES = frozenset({"2S", "2H", "2D", "2C"})
+# Valid combinations: ace low only; 2s wild (or themselves); a set needs two natural cards; 4 cards at most
+# in a set with one pack, the suit rule up to 8 with two (Ambiguities 3, 4, 8)
+ONE_PACK = MeldRules(ace_high=False, wilds=DEUCES, set_max=4, set_naturals=2)
+TWO_PACKS = replace(ONE_PACK, set_max=8)
+
+
+class Tonk(KnockGame):
+    """Tank – tonk: 7 cards, deuces wild, nothing melded in play, knock at 5 or less with a spread, one final
+    turn each with lay-offs on the knocker's combinations, the knocker doubled unless strictly lowest, out at 100."""
+    slug = "tonk"
+    name = "Tonk"
+    local_name = "Tank – tonk"
+    min_players, max_players = 2, 5
+    hand_size = 7
+    knock_limit = 5
+    meld_rules = ONE_PACK
+    starter_offer = False
+    stock_floor = 0               # the turn that takes the last stock card ends the deal (Ambiguity 7)
+    elimination_limit = 100       # End of the match
+    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})  # the stock is never rebuilt
+    OPTIONS = {
+        "stock_out_is_draw": Option(False, help="a deal that ends with the stock exhausted is a draw: nobody scores"),
+    }
+
+    def start_deal(self) -> None:
+        self.packs = 1 if len(self.seats_in()) <= 3 else 2  # by the players still in (Players, deck and deal)
+        self.meld_rules = ONE_PACK if self.packs == 1 else TWO_PACKS
+        self.knocker: int | None = None
+        self.drew_nothing = False  # this final turn took no card (the stock is empty)
+        self.finals: tuple[int, ...] = ()  # seats still to play their final turn
+        super().start_deal()
+
+    def make_deck(self) -> list[str]:
+        return deck(packs=self.packs)
+
+    def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
+        return TWO_PACKS if view["packs"] == 2 else ONE_PACK
+
+    def layoff_allowed(self, seat: int, meld: int) -> bool:
+        """After a knock, on the knocker's combinations only, and only if he kept a free card (Special rules)."""
+        knocker = self.knocker
+        return knocker is not None and seat != knocker and self.table[meld].owner == knocker \
+            and bool(self.hands[knocker])
+
+    # --- decisions and views ------------------------------------------------------------------
+    def decision(self, seat: int) -> Decision:
+        if self.knocker is None:
+            return super().decision(seat)
+        if self.phase == "draw":  # End of a deal: with the stock empty, draw nothing (pass) or take the top discard
+            options: list[Op] = [Draw("stock")] if self.stock else [Pass()]
+            options += [Draw("discard")] if self.piles[0] else []
+        else:
+            options = [Discard(c) for c in self.legal_discards(seat)]
+        constraints = {"knock_limit": self.limit(), "final_round": True, "knocker": self.knocker,
+                       "layoff_melds": self.reachable(seat)}
+        return Decision("turn", self.phase, options, constraints)
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Plus the deck, the knocker and his free cards, the final turns to come and who is out (Ambiguity 9)."""
+        knocker = self.knocker
+        return {**super().view(seat), "packs": self.packs, "knocker": knocker, "finals_left": list(self.finals),
+                "knocker_free": None if knocker is None else sorted(self.hands[knocker]),
+                "eliminated": [d is not None for d in self.out_deal]}
+
+    def hidden_zones(self, seat: int) -> list[list[str]]:
+        return [h for i, h in enumerate(self.hands) if i not in (seat, self.knocker)] + [self.stock]
+
+    # --- plays ------------------------------------------------------------------------------------
+    def do(self, seat: int, op: Op) -> None:
+        final = self.knocker is not None
+        match op:
+            case LayOff() if not final:
+                raise IllegalAction("layoff.final-round-only", "lay-offs only in the final round (Ambiguity 1)")
+            case LayOff() if not self.hands[self.knocker]:
+                raise IllegalAction("layoff.knocker-has-no-free-cards", "the knocker has no free card: nobody adds")
+            case Meld() if final:
+                raise IllegalAction("final.layoff-only", "the final round allows lay-offs on the knocker's melds only")
+            case Exchange():
+                raise IllegalAction("exchange.none", "a wild deuce on the table is never exchanged")
+            case Knock() if final:
+                raise IllegalAction("knock.final-round", "nobody else may knock in the final round")
+            case Pass() if final and self.phase == "draw" and not self.stock:  # End of a deal: draw nothing
+                self.emit({"type": "pass", "seat": seat})
+                self.phase, self.drew_nothing = "play", True
+                return
+            case Pass() if final and self.phase == "draw":
+                raise IllegalAction("final.must-draw", "the stock is not empty: draw a card")
+            case Discard() if self.drew_nothing:
+                raise IllegalAction("final.no-draw-no-discard", "who draws nothing discards nothing")
+        super().do(seat, op)
+
+    def knock_deadwood(self, seat: int) -> int:
+        """The free cards of the spread declared in the knock's play (its melds), else of the best arrangement."""
+        hand = self.hands[seat]
+        return sum(map(self.penalty, hand)) if self.table else best_split(hand, self.meld_rules, self.penalty).points
+
+    def showdown(self, knocker: int) -> None:
+        """Spread the knocker's hand (as declared, or the referee's best arrangement) and begin the final round."""
+        if not self.table:
+            for m in best_split(self.hands[knocker], self.meld_rules, self.penalty).melds:
+                wild_ids = [x for c, x in zip(m.cards, m.ids) if c in DEUCES]
+                self.table_op(knocker, Meld(list(m.cards), wild_ids or None, m.kind))
+        self.knocker = knocker
+        self.emit({"type": "spread", "seat": knocker, "free": sorted(self.hands[knocker])})
+        self.finals = tuple(self.order_from(knocker)[1:])
+        self.next_final_turn()
+
+    def end_play(self, seat: int, was_opened: bool) -> None:
+        if self.knocker is None:
+            if self.placed_now:  # Ambiguity 1; a spread is declared as [meld..., knock] in one play
+                raise IllegalAction("meld.knock-only", "nothing is melded during play, only spread with a knock")
+            if self.phase == "over":
+                self.end_turn()
+        elif self.turn == seat and (self.phase == "over" or self.drew_nothing or not self.hands[seat]):
+            self.next_final_turn()
+
+    def next_final_turn(self) -> None:
+        """Pass on to the next final turn; after the last one the deal ends."""
+        self.clear_turn()
+        self.drew_nothing = False
+        if not self.finals:
+            return self.end_deal(self.knocker)
+        self.turn, self.finals = self.finals[0], self.finals[1:]
+        self.phase = "draw"
+
+    # --- the end of a deal ---------------------------------------------------------------------
+    def end_deal(self, winner: int | None) -> None:
+        """Scoring: free cards (the knocker's as spread, everyone else's best arrangement), the knocker doubled
+        unless strictly lowest (Ambiguity 5). Without a knock (stock out, or the turn cap: Ambiguity 12) the
+        same count, or nothing with `stock_out_is_draw`. The deal's winner is the one lowest score, if any."""
+        self.phase = "over"
+        seats, knocker = self.seats_in(), self.knocker
+        free = [0] * self.n
+        for s in seats:
+            hand = self.hands[s]
+            free[s] = sum(map(self.penalty, hand)) if s == knocker else \
+                best_split(hand, self.meld_rules, self.penalty).points
+        doubled = knocker is not None and any(free[s] <= free[knocker] for s in seats if s != knocker)
+        drawn = knocker is None and self.opts["stock_out_is_draw"]
+        scores = [0 if drawn else f * (2 if s == knocker and doubled else 1) for s, f in enumerate(free)]
+        lowest = [s for s in seats if scores[s] == min(scores[t] for t in seats)]
+        kind = "knock" if knocker is not None else "stock-out" if not self.stock else "turn-cap"
+        self.finish = {"kind": kind, "knocker": knocker, "free": free, "doubled": doubled, "drawn": drawn,
+                       "spread": [list(m.cards) for m in self.table]}
+        self.finish_deal(scores, lowest[0] if len(lowest) == 1 else None,
+                         hands=[sorted(h) for h in self.hands], finish=self.finish)
