@@ -4,26 +4,16 @@ import pytest
 from protocol.messages import Discard, Draw, Exchange, LayOff, Meld, Pass
 from referee.errors import IllegalAction
 from referee.melds import new_meld
+import rigging
+from rigging import illegal
 from referee.variants.boathouse import Boathouse
 from referee.variants.classic import Classic
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=None, turn=0, placed=None, **options):
     """A Boathouse game with one hand per string, in a chosen position (start of seat `turn`'s turn)."""
-    g = Boathouse(len(hands), options, seed=1)
-    g.hands = [h.split() for h in hands]
-    g.table = [new_meld(t.split(), g.meld_rules, owner=0) if isinstance(t, str) else t for t in table]
-    g.stock, g.piles = list(stock), [list(discard)]
-    g.opened = list(opened or [False] * len(hands))
-    g.placed_before = list(placed or [False] * len(hands))
-    g.turn, g.phase = turn, "draw"
-    return g
+    return rigging.rig(Boathouse, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, placed=placed, owner=0, **options)
 
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 # Worked examples: ace placements (rule 2: the ace may be in any combination)

@@ -1,26 +1,18 @@
 """Classic rummy (rules/classic.md): every worked example, the turn structure and the scoring."""
 import pytest
 
+import rigging
+from rigging import illegal
+
 from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
-from referee.errors import IllegalAction
-from referee.melds import TableMeld, new_meld
+from referee.melds import new_meld
 from referee.variants.classic import Classic
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=(False, False), turn=0, **options):
     """A two-player Classic game in a chosen position (start of seat `turn`'s turn)."""
-    g = Classic(2, options, seed=1)
-    g.hands = [h.split() for h in hands]
-    g.table = [new_meld(t.split(), g.meld_rules, owner=0) if isinstance(t, str) else t for t in table]
-    g.stock, g.piles = list(stock), [list(discard)]
-    g.opened, g.turn, g.phase = list(opened), turn, "draw"
-    return g
+    return rigging.rig(Classic, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=0, **options)
 
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 # Worked example 1: lay-offs onto ♥5-♥8

@@ -4,26 +4,16 @@ from collections import Counter
 import pytest
 
 from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
-from referee.errors import IllegalAction
 from referee.melds import new_meld
+import rigging
+from rigging import illegal
 from referee.variants.kalukis import Kalukis
 
 
 def rig(hands, table=(), stock=("9C",) * 20, discard=("4D",), opened=None, turn=0, **options):
     """A Kaluki game with one seat per hand, in a chosen position (start of seat `turn`'s turn)."""
-    g = Kalukis(len(hands), options, seed=1)
-    g.hands = [h.split() for h in hands]
-    g.table = [new_meld(t.split(), g.meld_rules, owner=1) if isinstance(t, str) else t for t in table]
-    g.stock, g.piles = list(stock), [list(discard)]
-    g.opened = list(opened or [False] * len(hands))
-    g.turn, g.phase = turn, "draw"
-    return g
+    return rigging.rig(Kalukis, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=1, **options)
 
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 @pytest.mark.parametrize("players,hand,stock", [(2, 15, 77), (3, 15, 62), (4, 15, 47), (5, 13, 42), (6, 11, 41)])

@@ -3,28 +3,19 @@ from collections import Counter
 
 import pytest
 
+import rigging
+from rigging import illegal
+
 from protocol.messages import Discard, Draw, LayOff, Meld, Rearrange, Take
 from referee.errors import IllegalAction
-from referee.melds import new_meld
 from referee.variants.krambambulis import Krambambulis
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=None, turn=0, cls=Krambambulis, **options):
     """A game with one seat per hand in a chosen position (start of seat `turn`'s turn); `table` holds
     (owner, "cards") pairs."""
-    g = cls(len(hands), options, seed=1)
-    g.hands = [h.split() for h in hands]
-    g.table = [new_meld(cards.split(), g.meld_rules, owner=owner) for owner, cards in table]
-    g.stock, g.piles = list(stock), [list(discard)]
-    g.opened = list(opened or [False] * len(hands))
-    g.turn, g.phase = turn, "draw"
-    return g
+    return rigging.rig(cls, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, **options)
 
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 def cards(g, i):

@@ -2,26 +2,16 @@
 import pytest
 
 from protocol.messages import Discard, Draw, LayOff, Meld
-from referee.errors import IllegalAction
 from referee.melds import new_meld
+import rigging
+from rigging import illegal
 from referee.variants.stairs import Stairs
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), turn=0, placed=None, **options):
     """A Stairs game with one hand per string, in a chosen position (start of seat `turn`'s turn)."""
-    g = Stairs(len(hands), options, seed=1)
-    g.hands = [h.split() for h in hands]
-    g.table = [new_meld(t.split(), g.meld_rules, owner=1) if isinstance(t, str) else t for t in table]
-    g.stock, g.piles = list(stock), [list(discard)]
-    g.placed_before = list(placed or [False] * len(hands))
-    g.turn, g.phase = turn, "draw"
-    return g
+    return rigging.rig(Stairs, hands, table=table, stock=stock, discard=discard, turn=turn, placed=placed, owner=1, **options)
 
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 # Worked example 1: the third card from the top, taken with the two above it

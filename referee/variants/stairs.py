@@ -3,7 +3,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.messages import Decision, Draw, Exchange, LayOff, Meld, Op
+from protocol.messages import Decision, Draw, Exchange, LayOff, Meld
 from referee.cards import deck, rank
 from referee.dmd import DrawMeldDiscard
 from referee.engine import Option
