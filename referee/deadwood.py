@@ -3,7 +3,7 @@ melds already on the table, as knock games count it (rules/gin.md, Special rules
 from collections import Counter
 from typing import Callable
 
-from referee.cards import rank
+from referee.cards import RANK_VALUE
 from referee.errors import IllegalAction
 from referee.melds import MeldRules, TableMeld, lay_off
 from referee.solver import best_split, candidate_melds
@@ -68,27 +68,37 @@ def min_deadwood(hand: list[str], table: list[TableMeld], rules: MeldRules, valu
 
 def sure_deadwood(hand: list[str], table: list[TableMeld], rules: MeldRules) -> list[str]:
     """Cards of `hand` that fit no meld of the hand and no table meld: deadwood in every arrangement of
-    the hand or of any part of it (a cheap lower bound before the exact search)."""
+    the hand or of any part of it (a cheap lower bound before the exact search; it runs at every
+    end-of-turn decision of the knock games, hence the plain loops)."""
     if rules.wilds & set(hand):
         return []  # a wild card could complete almost anything: no cheap bound
-    ranks = Counter(c[0] for c in hand)
+    same_rank = Counter(c[0] for c in hand)
     suits: dict[str, set[int]] = {}
     for c in hand:
-        suits.setdefault(c[1], set()).add(rank(c))
-    layable_cards = set(layable(hand, table, rules)) if table else set()
-    return [c for c in hand if c not in layable_cards and not (rules.allow_sets and ranks[c[0]] >= 3)
-            and not (rules.allow_runs and _in_a_run(rank(c), suits[c[1]], rules))]
+        suits.setdefault(c[1], set()).add(RANK_VALUE[c[0]])
+    layable_cards = set(layable(hand, table, rules)) if table else ()
+    out = []
+    for c in hand:
+        if c in layable_cards or (rules.allow_sets and same_rank[c[0]] >= 3):
+            continue
+        if rules.allow_runs and _in_a_run(RANK_VALUE[c[0]], suits[c[1]], rules):
+            continue
+        out.append(c)
+    return out
 
 
-def _in_a_run(r: int, present: set[int], rules: MeldRules) -> bool:
+def _in_a_run(r: int, have: set[int], rules: MeldRules) -> bool:
     """Whether three consecutive ranks including `r` are all present (it may say yes too often, never no wrongly)."""
     if rules.wrap:
-        have = {(x - 1) % 13 + 1 for x in present}
-        step = lambda x: (x - 1) % 13 + 1  # noqa: E731
-        return any(step(r + a) in have and step(r + b) in have for a, b in ((-2, -1), (-1, 1), (1, 2)))
-    have = present | {14} if 1 in present and rules.ace_high else present
-    return any(v + a in have and v + b in have for v in ((r, 14) if r == 1 and rules.ace_high else (r,))
-               for a, b in ((-2, -1), (-1, 1), (1, 2)))
+        up, down, up2, down2 = r % 13 + 1, (r - 2) % 13 + 1, (r + 1) % 13 + 1, (r - 3) % 13 + 1
+    else:
+        up, down, up2, down2 = r + 1, r - 1, r + 2, r - 2
+        if r == 1 and rules.ace_high and 13 in have and 12 in have:
+            return True
+        if r >= 12 and rules.ace_high and 1 in have:  # Q-K-A and K-A...: an ace above the king
+            if (r == 13 and 12 in have) or (r == 12 and 13 in have):
+                return True
+    return (down in have and (up in have or down2 in have)) or (up in have and up2 in have)
 
 
 def all_best_splits(hand: list[str], rules: MeldRules, value: Value, cap: int = 64) -> list[tuple[list[TableMeld], list[str]]]:
