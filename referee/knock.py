@@ -18,6 +18,7 @@ class KnockGame(DrawMeldDiscard):
     starter_offer = True          # the starter is offered around before the first draw (rules/gin.md, Start of play)
     predraw_plays = False
     rebuild_stock = False         # the discard pile is never reused
+    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})
     stock_floor = 2
 
     def penalty(self, card: str) -> int:

@@ -30,7 +30,6 @@ class Tonk(KnockGame):
     starter_offer = False
     stock_floor = 0               # the turn that takes the last stock card ends the deal (Ambiguity 7)
     elimination_limit = 100       # End of the match
-    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})  # the stock is never rebuilt
     OPTIONS = {
         "stock_out_is_draw": Option(False, help="a deal that ends with the stock exhausted is a draw: nobody scores"),
     }
