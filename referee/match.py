@@ -67,6 +67,7 @@ class Match:
         self.seats = [Seat(c, bank=limits.bank) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
+        self._broadcast_cursor = 0  # how far the game's log has been scanned for finished deals
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns."""
@@ -221,14 +222,13 @@ class Match:
         for e in self.game.log[self._broadcast_cursor:]:
             if e.data["type"] == "deal_over":
                 d = e.data
-                msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []))
+                detail = {k: v for k, v in d.items() if k not in ("type", "deal", "scores", "totals", "winner", "hands")}
+                msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []), detail)
                 if self.record:
                     self.record.write({"type": "deal_over", **d})
                 for i in range(len(self.seats)):
                     await self._send(i, msg)
         self._broadcast_cursor = len(self.game.log)
-
-    _broadcast_cursor = 0
 
     async def _finish(self) -> None:
         out = self.outcome()
