@@ -10,17 +10,13 @@ from typing import Any
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
 from referee.dmd import DrawMeldDiscard
 from referee.errors import IllegalAction
-from referee.melds import MeldRules, check
+from referee.melds import MeldRules, is_valid
 from referee.solver import Split, Value, best_split, candidate_melds
 
 
 def is_one_run(cards: list[str], rules: MeldRules) -> bool:
     """Whether `cards` together form a single sequence."""
-    try:
-        check("run", list(cards), rules)
-        return True
-    except IllegalAction:
-        return False
+    return is_valid(list(cards), "run", rules)
 
 
 def has_long_run(cards: list[str], rules: MeldRules, value: Value, length: int) -> bool:
@@ -50,7 +46,6 @@ class AllAtOnce(DrawMeldDiscard):
     immediate_rummy = True        # a dealt hand all in combinations may be declared before the first draw
     lay_off_on_others = True      # in the interruption round, later players may add to others' combinations
     rebuild_stock = False         # the interruption begins before the stock runs out
-    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})  # the stock is never rebuilt
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
 
     @property
@@ -80,10 +75,6 @@ class AllAtOnce(DrawMeldDiscard):
     def first_turn(self) -> bool:
         """Whether the seat to act is in its first turn of the deal (turns go round from Pirmasis)."""
         return self.interrupter is None and self.turns < len(self.seats_in())
-
-    def draw_options(self, seat: int) -> list[Op]:
-        """The single-op plays at the start of a normal turn."""
-        return [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
 
     def decision(self, seat: int) -> Decision:
         constraints = {"whole_hand": True, "lay_off_on_others": self.lay_off_on_others,

@@ -33,6 +33,15 @@ class DrawMeldDiscard(Game):
         "allow_rediscard": Option(False, help="allow discarding the card taken from the pile in the same turn"),
     }
 
+    @classmethod
+    def all_options(cls) -> dict:
+        """The family's options, without the stock-rebuild ones where the stock is never rebuilt."""
+        out = super().all_options()
+        if not cls.rebuild_stock:
+            out.pop("max_stock_rebuilds", None)
+            out.pop("shuffle_on_rebuild", None)
+        return out
+
     # --- declarative hooks ------------------------------------------------------
     def make_deck(self) -> list[str]:
         """The unshuffled cards of one deal."""

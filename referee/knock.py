@@ -18,7 +18,6 @@ class KnockGame(DrawMeldDiscard):
     starter_offer = True          # the starter is offered around before the first draw (rules/gin.md, Start of play)
     predraw_plays = False
     rebuild_stock = False         # the discard pile is never reused
-    unused_options = frozenset({"max_stock_rebuilds", "shuffle_on_rebuild"})
     stock_floor = 2
 
     def penalty(self, card: str) -> int:
@@ -71,24 +70,28 @@ class KnockGame(DrawMeldDiscard):
         if self.phase == "offer":
             return Decision("turn", "offer", [Draw("discard"), Pass()], constraints)
         if self.phase == "draw":
-            return Decision("turn", "draw", [Draw("stock")] + ([] if self.stock_only else [Draw("discard")]), constraints)
+            return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
         return Decision("turn", "play", [Discard(c) for c in discards] + [Knock(c) for c in self.knocks(seat, discards)],
                         constraints)
 
+    def draw_options(self, seat: int) -> list[Op]:
+        """After everyone declined the starter, only the stock."""
+        return [Draw("stock")] if self.stock_only else super().draw_options(seat)
+
     def knocks(self, seat: int, discards: list[str]) -> list[str]:
         """The discards after which `seat` may knock."""
-        hand, limit = self.hands[seat], self.limit()
-        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, self.layoff_table(seat), self.meld_rules))
+        hand, limit, table = self.hands[seat], self.limit(), self.layoff_table(seat)
+        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, table, self.meld_rules))
         if sum(sure) - (sure[-1] if sure else 0) > limit:  # no discard can get under the limit
             return []
-        return [c for c in discards if self.deadwood_without(seat, c) <= limit]
+        return [c for c in discards if self.deadwood_without(seat, c, table) <= limit]
 
-    def deadwood_without(self, seat: int, card: str) -> int:
-        """The seat's deadwood after discarding `card`."""
+    def deadwood_without(self, seat: int, card: str, table: list[TableMeld]) -> int:
+        """The seat's deadwood after discarding `card`, against the table melds it may reach."""
         rest = list(self.hands[seat])
         rest.remove(card)
-        return min_deadwood(rest, self.layoff_table(seat), self.meld_rules, self.penalty)
+        return min_deadwood(rest, table, self.meld_rules, self.penalty)
 
     def fallback(self, seat: int) -> list[Op]:
         """Decline the starter; draw from the stock; discard the costliest legal card."""

@@ -30,7 +30,6 @@ class Seat:
     cursor: int = 0
     fault: str | None = None
     fault_detail: str = ""
-    rejected: int = 0
     cpu_mark: float = 0.0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
@@ -152,7 +151,7 @@ class Match:
 
     async def _settle(self, i: int, decision: m.Decision, rid: int, reply: m.Play | None) -> None:
         """Apply a seat's reply; on an illegal play retry (if allowed) or forfeit; a faulted seat gets the fallback."""
-        seat, g = self.seats[i], self.game
+        g = self.game
         tries = 0
         while reply is not None:
             try:
@@ -161,7 +160,6 @@ class Match:
                 return
             except IllegalAction as e:
                 self._log(i, rid, decision, reply.ops, f"illegal:{e.rule}")
-                seat.rejected += 1
                 if tries >= self.retries:
                     self._fault(i, "illegal", str(e))
                     break

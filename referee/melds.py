@@ -191,7 +191,7 @@ def assign(cards: list[str], rules: MeldRules, identities: list[str] | None, kin
             raise illegal("meld.natural", "a new meld needs at least one natural card")
         for k in ([kind] if kind else ["run", "set"]):
             fill = (_fill_run if k == "run" else _fill_set)(known, n_wild, rules) if _consistent(known, k) else None
-            if fill is not None and _valid(known + fill, k, rules):
+            if fill is not None and is_valid(known + fill, k, rules):
                 it = iter(fill)
                 out, base_left = [], list(base)
                 for c in cards:
@@ -210,7 +210,8 @@ def _consistent(known: list[str], kind: str) -> bool:
     return len({rank(x) for x in known}) == 1
 
 
-def _valid(ids: list[str], kind: str, rules: MeldRules) -> bool:
+def is_valid(ids: list[str], kind: str, rules: MeldRules) -> bool:
+    """Whether the identities `ids` form a valid `kind` meld under `rules`."""
     try:
         check(kind, ids, rules)
         return True

@@ -58,7 +58,10 @@ def test_playout_invariants_and_replay(slug, n):
     for seed in range(2):
         game, plays = playout(slug, n, seed)
         result = game.result()
-        assert sorted(result["ranks"])[0] == 1
+        for s in range(n):  # the scores add up: every total is the sum of that seat's deal scores
+            assert result["totals"][s] == pytest.approx(sum(d["scores"][s] for d in result["deals"]))
+        # the match ended for a reason: its own end condition, the deal cap, or one seat left in it
+        assert game.match_ended() or len(result["deals"]) >= OPTIONS["max_deals"] or len(game.seats_in()) <= 1
         fresh = VARIANTS[slug](n, OPTIONS, seed)
         for seat, ops in plays:
             fresh.apply(seat, ops)

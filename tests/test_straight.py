@@ -2,8 +2,8 @@
 import pytest
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
-from referee.errors import IllegalAction
 from referee.variants.straight import Straight
+from rigging import illegal
 
 
 def rig(hands, stock=(), discard=("9D",), turn=0, turns=None, cls=Straight, **options):
@@ -16,12 +16,6 @@ def rig(hands, stock=(), discard=("9D",), turn=0, turns=None, cls=Straight, **op
     g.turn, g.phase, g.dealer = turn, "draw", (turn - 1) % g.n
     g.turns = g.n if turns is None else turns
     return g
-
-
-def illegal(g, seat, ops):
-    with pytest.raises(IllegalAction) as e:
-        g.apply(seat, ops)
-    return e.value.rule
 
 
 def finish(g):

@@ -13,6 +13,7 @@ from referee.play import play_match, timing_summary
 from tournaments import schedule
 from tournaments.config import Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
+from tournaments.standings import match_points
 from tournaments.store import Store
 
 
@@ -108,8 +109,7 @@ class Progress:
         """Count a finished game and show where the tournament stands."""
         self.done += 1
         for s in result.seats:
-            beaten = sum(1 for o in result.seats if o.rank > s.rank) + 0.5 * sum(1 for o in result.seats if o is not s and o.rank == s.rank)
-            self.points[s.entrant] = self.points.get(s.entrant, 0) + beaten
+            self.points[s.entrant] = self.points.get(s.entrant, 0) + match_points(s, result.seats)
         rate = (self.done - self.start_done) / max(1e-9, time.monotonic() - self.t0)
         eta = (self.total - self.done) / rate if rate else 0
         leader = max(self.points, key=self.points.get)

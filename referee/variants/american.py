@@ -13,7 +13,7 @@ class American(Straight):
     family = "knock"              # as rules/README.md lists it; the engine is Straight's (all-at-once)
     lay_off_on_others = False     # Turn structure: after the interruption, own combinations only
     # Straight's own options (rules/README.md, Shared option names); their defaults apply here
-    unused_options = Straight.unused_options | {"first_discard_any_player", "rummy_opponents_count"}
+    unused_options = frozenset({"first_discard_any_player", "rummy_opponents_count"})
 
     def draw_options(self, seat: int) -> list[Op]:
         return super().draw_options(seat) + [Knock()]

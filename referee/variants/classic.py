@@ -3,6 +3,10 @@ from referee.dmd import DrawMeldDiscard
 from referee.engine import Option
 
 
+# Options of Classic's own rules, which variants based on it without those rules drop (rules/README.md)
+CLASSIC_OWN = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"})
+
+
 class Classic(DrawMeldDiscard):
     """Klasikinis romis: 13 cards, a 40-point initial meld, jokers, doubled penalties."""
     slug = "classic"

@@ -5,8 +5,8 @@ from protocol.messages import Exchange, LayOff, Meld
 from referee.cards import rank
 from referee.engine import Option
 from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, check
-from referee.variants.classic import Classic
+from referee.melds import MeldRules, TableMeld, is_valid
+from referee.variants.classic import CLASSIC_OWN, Classic
 
 TWOS = frozenset({"2S", "2H", "2D", "2C"})
 SPADE_QUEEN = "QS"
@@ -38,10 +38,7 @@ def spade_queen_strict_rule(meld: TableMeld) -> None:
 
 def _valid_alone(kind: str, cards: list[str]) -> bool:
     """Whether natural `cards` form a valid meld of `kind` by themselves."""
-    try:
-        return len(cards) >= FORTUNA_MELDS.min_size and bool(check(kind, cards, FORTUNA_MELDS))
-    except IllegalAction:
-        return False
+    return len(cards) >= FORTUNA_MELDS.min_size and is_valid(cards, kind, FORTUNA_MELDS)
 
 
 FORTUNA_MELDS = MeldRules(wilds=TWOS, meld_check=spade_queen_rule)
@@ -61,7 +58,7 @@ class Fortuna(Classic):
     hand_size = 11
     meld_rules = FORTUNA_MELDS
     low_wins = False
-    unused_options = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"})  # classic's own
+    unused_options = CLASSIC_OWN
     _mutable = Classic._mutable + ("queens",)
     OPTIONS = {
         "target": Option(500, help="the match ends when a total reaches this"),

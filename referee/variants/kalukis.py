@@ -3,7 +3,7 @@ from protocol.messages import Decision, Draw, Exchange, LayOff, Meld, Op
 from referee.cards import deck, rank
 from referee.engine import Option
 from referee.errors import IllegalAction
-from referee.variants.classic import Classic
+from referee.variants.classic import CLASSIC_OWN, Classic
 
 HAND_SIZES = {5: 13, 6: 11}  # Players, deck and deal: 15 each with 2-4 players
 
@@ -16,7 +16,7 @@ class Kalukis(Classic):
     local_name = "Kalukis"
     initial_meld = 51
     low_wins = False
-    unused_options = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"})  # classic's own
+    unused_options = CLASSIC_OWN
     _mutable = Classic._mutable + ("pile_takes",)
     OPTIONS = {
         "target": Option(500, help="the match ends when a total reaches this (bonus points)"),

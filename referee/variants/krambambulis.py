@@ -1,7 +1,7 @@
 """Krambambuli (Krambambulis): rules/krambambulis.md, based on rules/classic.md."""
 from referee.engine import Option
 from referee.moves import TableMoves
-from referee.variants.classic import Classic
+from referee.variants.classic import CLASSIC_OWN, Classic
 
 
 class Krambambulis(TableMoves, Classic):
@@ -13,7 +13,7 @@ class Krambambulis(TableMoves, Classic):
     hand_size = 11
     initial_meld = 0              # Special rules 1: no minimum; the first meld opens (lay-offs from then on)
     rearranging = True            # Special rules 2 (TableMoves.rearrange; only once opened)
-    unused_options = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"})  # classic's own
+    unused_options = CLASSIC_OWN
     OPTIONS = {
         "target": Option(500, (500, 1000), "the match ends when a total reaches this"),
         "max_stock_rebuilds": Option(3, help="safety cap: stock rebuilds per deal before a stalemate"),
