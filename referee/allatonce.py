@@ -111,8 +111,7 @@ class AllAtOnce(DrawMeldDiscard):
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """Best combinations of a hand and its deadwood, which is what it costs after another player's rummy."""
-        game = cls.__new__(cls)
-        game.opts = cls.parse_options({})
+        game = cls.hooks_only()
         split = game.split(hand)
         return {"melds": [list(m.cards) for m in split.melds], "deadwood": list(split.deadwood),
                 "points": split.points, "rummy": not split.deadwood}

@@ -83,11 +83,17 @@ class DrawMeldDiscard(Game):
         return [sum(self.penalty(c) for c in hand) for hand in self.hands]
 
     @classmethod
+    def hooks_only(cls) -> "DrawMeldDiscard":
+        """An instance with the default options and no deal, for calling the value hooks (eval)."""
+        game = cls.__new__(cls)
+        game.opts = cls.parse_options({})
+        return game
+
+    @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """End-of-deal value of a hand: the best melds, the cards left over, and what the hand would cost
         if the deal ended now (in Classic every card held counts, melded or not; rules/classic.md, Scoring)."""
-        game = cls.__new__(cls)  # hooks only: no deal is needed to value a hand
-        game.opts = cls.parse_options({})
+        game = cls.hooks_only()
         split = best_split(hand, cls.meld_rules, game.penalty)
         return {"melds": [list(m.cards) for m in split.melds], "identities": [list(m.ids) for m in split.melds],
                 "deadwood": list(split.deadwood), "deadwood_points": split.points,
@@ -200,6 +206,7 @@ class DrawMeldDiscard(Game):
                 raise IllegalAction("op.unsupported", f"{type(op).__name__.lower()} is not an operation of {self.slug}")
 
     def draw(self, seat: int, op: Draw) -> None:
+        """Take one card from the stock or the discard pile (the draw of a turn)."""
         if self.phase != "draw":
             raise IllegalAction("draw.once", "you have already drawn this turn")
         if op.depth != 1 or op.pile != 0:
@@ -242,6 +249,7 @@ class DrawMeldDiscard(Game):
         hand[:] = left
 
     def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        """Put cards on the table: a new meld, a lay-off, or a joker exchange (which takes the joker to hand)."""
         if isinstance(op, Meld):
             self.take_from_hand(seat, op.cards)
             meld = new_meld(op.cards, self.meld_rules, seat, op.identities, op.kind)
@@ -273,6 +281,7 @@ class DrawMeldDiscard(Game):
         """Hook: `seat` has just made the table operation `op` (cards from hand to the table); no-op by default."""
 
     def discard(self, seat: int, op: Discard) -> None:
+        """Put a legal card on the discard pile; ends the turn."""
         if self.phase != "play":
             raise IllegalAction("discard.before-draw", "draw before you discard")
         if op.card not in self.hands[seat]:

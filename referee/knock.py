@@ -46,8 +46,7 @@ class KnockGame(DrawMeldDiscard):
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """Deadwood and best melds of a hand; for a hand one card over, the best discard and whether it knocks."""
-        game = cls.__new__(cls)
-        game.opts = cls.parse_options({})
+        game = cls.hooks_only()
         if len(hand) == cls.hand_size + 1:
             card, split = best_discard(hand, cls.meld_rules, game.penalty)
         else:
@@ -132,6 +131,7 @@ class KnockGame(DrawMeldDiscard):
         self.stock_only = False
 
     def knock(self, seat: int, op: Knock) -> None:
+        """Discard and knock: the deal ends in a showdown if the deadwood left is within the limit."""
         if self.phase != "play":
             raise IllegalAction("knock.after-draw", "you may knock only after drawing, with your discard")
         if op.discard is None:

@@ -124,6 +124,7 @@ def test_greedy_is_rated_clearly_above_random(tmp_path):
     (["run", "--entrant", "a=python -m sample_bots.random"], "cannot fill a table"),
     (["run", "--entrant", "a=nope-not-a-program", "--entrant", "b=python -m sample_bots.random"], "not found"),
     (["report", "/nonexistent.db"], "no results database"),
+    (["report", "/nonexistent.db", "--format", "pdf"], "--format must be one of"),
 ])
 def test_bad_tournament_input_gives_one_line_and_exit_2(args, words):
     r = tournament(*args)

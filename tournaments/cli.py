@@ -7,7 +7,6 @@ import typer
 from referee.errors import ConfigError
 
 app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
-FORMATS = ("table", "md", "csv", "json", "html")
 
 
 @app.command()
@@ -46,7 +45,7 @@ def report(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
 ) -> None:
     """Standings, head-to-head and ratings of a tournament's results."""
-    from tournaments.report import render
+    from tournaments.report import FORMATS, render
     from tournaments.standings import standings
     from tournaments.store import Store
 
