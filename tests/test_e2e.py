@@ -190,3 +190,13 @@ def test_the_javascript_bot_plays_every_variant_legally(slug):
     r = romis("play", slug, *bots, "--seed", "5", "--json")
     assert r.returncode == 0, r.stderr
     assert all(s["fault"] is None for s in json.loads(r.stdout)["seats"])
+
+
+def test_the_minimal_bot_in_the_readme_plays_legally(tmp_path):
+    import re
+
+    code = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    (tmp_path / "tiny.py").write_text(code)
+    r = romis("play", "classic", "--bot", f"python3 {tmp_path / 'tiny.py'}", "--bot", GREEDY, "--seed", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
