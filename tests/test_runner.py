@@ -89,6 +89,15 @@ async def play_rounds(bot: BotProcess, rounds: int, seconds: float = 5) -> None:
         assert reply.id == n
 
 
+async def asked_after(group, name: str, rounds: int) -> BotProcess:
+    """A misbehaving bot that has been greeted, has played `rounds` requests, and has the next one pending."""
+    bot = await group.start(bad(name), Limits(), cwd=ROOT)
+    await greet(bot)
+    await play_rounds(bot, rounds)
+    await bot.send(request(rounds + 1))
+    return bot
+
+
 async def test_echo_round_trip():
     echo = "import sys\nfor l in sys.stdin: sys.stdout.write(l.upper()); sys.stdout.flush()"
     async with bot_group() as group:
@@ -129,10 +138,7 @@ async def test_exit_before_ready_is_a_crash_with_exit_code_and_stderr():
 
 async def test_crash_mid_match():
     async with bot_group() as group:
-        bot = await group.start(bad("crash"), Limits(), cwd=ROOT)
-        await greet(bot)
-        await play_rounds(bot, 5)
-        await bot.send(request(6))
+        bot = await asked_after(group, "crash", 5)
         with pytest.raises(BotFault) as fault:
             await timed_receive(bot, 5)
         assert fault.value.kind == "crash" and "code 3" in fault.value.detail
@@ -144,10 +150,7 @@ async def test_crash_mid_match():
 
 async def test_hang_times_out():
     async with bot_group() as group:
-        bot = await group.start(bad("hang"), Limits(), cwd=ROOT)
-        await greet(bot)
-        await play_rounds(bot, 3)
-        await bot.send(request(4))
+        bot = await asked_after(group, "hang", 3)
         start = trio.current_time()
         with pytest.raises(BotFault) as fault:
             await timed_receive(bot, 0.3)
@@ -179,9 +182,7 @@ async def test_line_limit_is_exact():
 
 async def test_ten_megabyte_line_is_a_fault_in_bounded_memory():
     async with bot_group() as group:
-        bot = await group.start(bad("bigline"), Limits(), cwd=ROOT)
-        await greet(bot)
-        await bot.send(request(1))
+        bot = await asked_after(group, "bigline", 0)
         tracemalloc.start()
         try:
             with pytest.raises(BotFault) as fault:
