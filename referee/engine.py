@@ -69,8 +69,7 @@ class Game:
     _mutable: tuple[str, ...] = ()  # attributes a play may mutate in place (see _snapshot)
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
-        if not self.min_players <= players <= self.max_players:
-            raise ConfigError(f"{self.slug} is played by {self.min_players}-{self.max_players} players, not {players}")
+        self.check_players(players)
         self.n = players
         self.seed = seed
         self.opts = self.parse_options(options or {})
@@ -82,6 +81,12 @@ class Game:
         self.dealer = random.Random(derive_seed(seed, "dealer")).randrange(players)
         self.over = False
         self.start_deal()
+
+    @classmethod
+    def check_players(cls, players: int) -> None:
+        """ConfigError unless the variant is played by `players` players."""
+        if not cls.min_players <= players <= cls.max_players:
+            raise ConfigError(f"{cls.slug} is played by {cls.min_players}-{cls.max_players} players, not {players}")
 
     # --- options -------------------------------------------------------------
     @classmethod

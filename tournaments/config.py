@@ -105,8 +105,7 @@ def _check(cfg: Config) -> Config:
     cfg.variant = cls.slug
     cfg.options = cls.parse_options(cfg.options)
     cfg.seats = cfg.seats or cls.min_players
-    if not cls.min_players <= cfg.seats <= cls.max_players:
-        raise ConfigError(f"{cls.slug} is played by {cls.min_players}-{cls.max_players} players, not {cfg.seats}")
+    cls.check_players(cfg.seats)
     if len(cfg.entrants) < cfg.seats:
         raise ConfigError(f"{len(cfg.entrants)} entrant(s) cannot fill a table of {cfg.seats}")
     if cfg.schedule not in ("round-robin", "gauntlet"):
