@@ -6,16 +6,17 @@ Three loops over the same seeds, each the best of `REPEAT` runs:
   sample brains   view() + sample_bots.brain.Brain.choose() (solver included), seats alternating greedy/random.
 A game is one whole match with the default options (no max_deals cap: every match ends on its own).
 """
+
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 # A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from referee.variants import find_variant
+from referee.rules.variants import find_variant
 from sample_bots.brain import Brain
 
 VARIANT = "classic"
@@ -67,8 +68,10 @@ def measure(play: Callable[[int, int], tuple[int, int]], seeds: range) -> tuple[
 
 
 def main() -> None:
-    print(f"variant {VARIANT}, players {', '.join(map(str, PLAYERS))}, default options (no max_deals cap), "
-          f"best of {REPEAT} runs")
+    print(
+        f"variant {VARIANT}, players {', '.join(map(str, PLAYERS))}, default options (no max_deals cap), "
+        f"best of {REPEAT} runs"
+    )
     print("random play never melds, so its deals end as stalemates at max_turns_per_deal (1000 turns)")
     modes = [
         ("random (baseline)", lambda p, s: random_game(p, s, False), RANDOM_SEEDS),
@@ -80,9 +83,11 @@ def main() -> None:
         games, decisions, deals, secs = measure(play, seeds)
         us = secs / decisions * 1e6
         base_us = base_us or us
-        print(f"{name:18s} seeds {seeds.start}-{seeds.stop - 1}: {games:3d} games {deals:4d} deals {decisions:7d} decisions "
-              f"in {secs:6.3f} s | {decisions / secs:9.0f} decisions/s {games / secs:7.1f} games/s "
-              f"{us:7.1f} µs/decision ({us / base_us:4.1f}x baseline)")
+        print(
+            f"{name:18s} seeds {seeds.start}-{seeds.stop - 1}: {games:3d} games {deals:4d} deals {decisions:7d} decisions "
+            f"in {secs:6.3f} s | {decisions / secs:9.0f} decisions/s {games / secs:7.1f} games/s "
+            f"{us:7.1f} µs/decision ({us / base_us:4.1f}x baseline)"
+        )
 
 
 if __name__ == "__main__":

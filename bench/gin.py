@@ -6,23 +6,24 @@ RLCard's two score-bookkeeping steps at the end of a deal are not decisions. A r
 (deals until 100 points); an OpenSpiel or RLCard game is one deal, so decisions/s is the figure to compare.
 Targets: romis decisions/s >= 1.0x OpenSpiel's and >= 3x RLCard's. `make test-diff` installs both baselines.
 """
+
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 # A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from referee.variants import VARIANTS
+from referee.rules.variants import VARIANTS
 
-ROMIS_SEEDS = range(4)          # whole matches: random play needs some 70-180 deals to reach 100
-OPENSPIEL_SEEDS = range(1000)   # single deals
-RLCARD_SEEDS = range(300)       # single deals
+ROMIS_SEEDS = range(4)  # whole matches: random play needs some 70-180 deals to reach 100
+OPENSPIEL_SEEDS = range(1000)  # single deals
+RLCARD_SEEDS = range(300)  # single deals
 REPEAT = 3
 
-Tally = tuple[int, int, int]    # (games, deals, decisions)
+Tally = tuple[int, int, int]  # (games, deals, decisions)
 
 
 def romis(seeds: range) -> Tally:
@@ -41,6 +42,7 @@ def romis(seeds: range) -> Tally:
 def openspiel(seeds: range) -> Tally:
     """Random deals of OpenSpiel's gin_rummy, each from a clone of the initial state."""
     import pyspiel
+
     initial = pyspiel.load_game("gin_rummy").new_initial_state()
     decisions = 0
     for seed in seeds:
@@ -59,6 +61,7 @@ def rlcard(seeds: range) -> Tally:
     import numpy as np
     from rlcard.games.gin_rummy.game import GinRummyGame
     from rlcard.games.gin_rummy.utils.action_event import ScoreNorthPlayerAction, ScoreSouthPlayerAction
+
     bookkeeping = (ScoreNorthPlayerAction, ScoreSouthPlayerAction)
     decisions = 0
     for seed in seeds:
@@ -105,14 +108,18 @@ def main() -> None:
             continue
         (games, deals, decisions), secs = measure(play, seeds)
         rate[name] = decisions / secs
-        print(f"{name:20s} {games:5d} games {deals:5d} deals {decisions:7d} decisions in {secs:6.2f} s | "
-              f"{decisions / secs:8.0f} decisions/s {games / secs:7.1f} games/s {deals / secs:7.1f} deals/s "
-              f"{secs / decisions * 1e6:6.1f} µs/decision")
+        print(
+            f"{name:20s} {games:5d} games {deals:5d} deals {decisions:7d} decisions in {secs:6.2f} s | "
+            f"{decisions / secs:8.0f} decisions/s {games / secs:7.1f} games/s {deals / secs:7.1f} deals/s "
+            f"{secs / decisions * 1e6:6.1f} µs/decision"
+        )
     for base, target in (("OpenSpiel gin_rummy", 1.0), ("RLCard gin-rummy", 3.0)):
         if "romis gin" in rate and base in rate:
             ratio = rate["romis gin"] / rate[base]
-            print(f"romis / {base}: {ratio:5.2f}x decisions/s (target >= {target:.1f}x: "
-                  f"{'met' if ratio >= target else 'NOT met'})")
+            print(
+                f"romis / {base}: {ratio:5.2f}x decisions/s (target >= {target:.1f}x: "
+                f"{'met' if ratio >= target else 'NOT met'})"
+            )
 
 
 if __name__ == "__main__":

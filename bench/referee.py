@@ -8,6 +8,7 @@ divided by the decisions the bots answered. "whole match" includes spawning, han
 "match loop" is Match._play only. Target: referee CPU per decision <= 2x the raw round trip (wall).
 `--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed).
 """
+
 import cProfile
 import io
 import pstats
@@ -23,16 +24,19 @@ import trio
 
 from protocol import messages as m
 from referee.match import Match
+from referee.rules.variants import find_variant
 from referee.runner import BotProcess, Limits
-from referee.variants import find_variant
 from sample_bots.brain import Brain
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANT = "classic"
 OPTIONS = {"max_deals": 2}
 SEEDS = (1, 2, 3, 4, 5, 6)
-COMMANDS = [f"{sys.executable} -m sample_bots.random", f"{sys.executable} -m sample_bots.greedy",
-            f"node {ROOT / 'sample_bots/js/random.js'}"]
+COMMANDS = [
+    f"{sys.executable} -m sample_bots.random",
+    f"{sys.executable} -m sample_bots.greedy",
+    f"node {ROOT / 'sample_bots/js/random.js'}",
+]
 ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
@@ -72,6 +76,7 @@ async def echo_round_trips(line: bytes, count: int) -> tuple[float, float]:
 
 class TimedMatch(Match):
     """A Match that also records the referee CPU time spent in its decision loop."""
+
     loop_cpu = 0.0
 
     async def _play(self) -> None:
@@ -111,30 +116,40 @@ def profile_matches() -> None:
         pstats.Stats(prof, stream=out).strip_dirs().sort_stats(key).print_stats(18)
         text = out.getvalue()
         print(f"\n--- profile of the matches, by {key} ---")
-        print(text[text.index("   ncalls"):].rstrip())
+        print(text[text.index("   ncalls") :].rstrip())
 
 
 def main() -> None:
     lines = sample_requests()
     line = sorted(lines, key=len)[len(lines) // 2]
-    print(f"request lines of a {VARIANT} match: {len(lines)}, median {len(line)} B, "
-          f"mean {statistics.fmean(map(len, lines)):.0f} B, max {max(map(len, lines))} B")
+    print(
+        f"request lines of a {VARIANT} match: {len(lines)}, median {len(line)} B, "
+        f"mean {statistics.fmean(map(len, lines)):.0f} B, max {max(map(len, lines))} B"
+    )
     rtt_wall, rtt_cpu = trio.run(echo_round_trips, line, ROUND_TRIPS)
-    print(f"echo bot ({ROUND_TRIPS} round trips of {len(line)} B via BotProcess): "
-          f"{rtt_wall * 1e6:7.1f} µs wall, {rtt_cpu * 1e6:7.1f} µs referee CPU per round trip")
+    print(
+        f"echo bot ({ROUND_TRIPS} round trips of {len(line)} B via BotProcess): "
+        f"{rtt_wall * 1e6:7.1f} µs wall, {rtt_cpu * 1e6:7.1f} µs referee CPU per round trip"
+    )
 
     decisions, whole, loop, wall, waited = run_matches()
-    print(f"{VARIANT} matches, seeds {', '.join(map(str, SEEDS))}, options {OPTIONS}, bots: "
-          f"{', '.join(c.replace(sys.executable, 'python').replace(str(ROOT) + '/', '') for c in COMMANDS)}")
-    print(f"  {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs per decision "
-          f"(the time charged to the bots' clocks)")
+    print(
+        f"{VARIANT} matches, seeds {', '.join(map(str, SEEDS))}, options {OPTIONS}, bots: "
+        f"{', '.join(c.replace(sys.executable, 'python').replace(str(ROOT) + '/', '') for c in COMMANDS)}"
+    )
+    print(
+        f"  {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs per decision "
+        f"(the time charged to the bots' clocks)"
+    )
     verdicts = []
     for name, cpu in (("whole match", whole), ("match loop", loop)):
         per = cpu / decisions
         ratio = per / rtt_wall
         verdicts.append(ratio <= TARGET)
-        print(f"  referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
-              f"({per / rtt_cpu:5.2f}x its referee CPU); target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}")
+        print(
+            f"  referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
+            f"({per / rtt_cpu:5.2f}x its referee CPU); target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}"
+        )
     if "--profile" in sys.argv or not all(verdicts):
         profile_matches()
 

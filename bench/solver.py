@@ -1,6 +1,7 @@
 """Speed of the best-split solver: µs per 10-card gin hand and per 13-card classic hand (double pack, 2 jokers),
 then gin hands/s beside OpenSpiel's `min_deadwood` on the same hands when open-spiel is installed
 (target: romis >= 0.5x OpenSpiel's hands/s)."""
+
 import random
 import sys
 import time
@@ -10,10 +11,10 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from protocol.cards import RANKS
-from referee.cards import deck, rank
-from referee.melds import MeldRules
-from referee.solver import best_discard, best_split
-from referee.variants.gin import GIN_MELDS as GIN
+from referee.rules.cards import deck, rank
+from referee.rules.melds import MeldRules
+from referee.rules.solver import best_discard, best_split
+from referee.rules.variants.gin import GIN_MELDS as GIN
 
 CLASSIC = MeldRules()
 BATCH_REPEAT = 3
@@ -47,15 +48,33 @@ def main() -> None:
     cases = {
         "gin, 10 random cards": ([rng.sample(single, 10) for _ in range(3000)], GIN, gin_value, best_split),
         "gin, best discard of 11": ([rng.sample(single, 11) for _ in range(1000)], GIN, gin_value, best_discard),
-        "classic, 13 cards incl. 2 jokers": ([rng.sample(double, 11) + ["JK", "JK"] for _ in range(1000)],
-                                             CLASSIC, classic_value, best_split),
-        "classic, 13 random cards of 110": ([rng.sample(deck(packs=2, jokers=6), 13) for _ in range(1000)],
-                                            CLASSIC, classic_value, best_split),
+        "classic, 13 cards incl. 2 jokers": (
+            [rng.sample(double, 11) + ["JK", "JK"] for _ in range(1000)],
+            CLASSIC,
+            classic_value,
+            best_split,
+        ),
+        "classic, 13 random cards of 110": (
+            [rng.sample(deck(packs=2, jokers=6), 13) for _ in range(1000)],
+            CLASSIC,
+            classic_value,
+            best_split,
+        ),
         "classic, 13 dense cards (A-5, 2 suits) + 2 jokers": (
-            [rng.sample([c for c in double if c[0] in "A2345" and c[1] in "SH"], 11) + ["JK", "JK"]
-             for _ in range(300)], CLASSIC, classic_value, best_split),
-        "kalukis-like, 16 cards incl. 4 jokers": ([rng.sample(double, 12) + ["JK"] * 4 for _ in range(100)],
-                                                  CLASSIC, classic_value, best_split),
+            [
+                rng.sample([c for c in double if c[0] in "A2345" and c[1] in "SH"], 11) + ["JK", "JK"]
+                for _ in range(300)
+            ],
+            CLASSIC,
+            classic_value,
+            best_split,
+        ),
+        "kalukis-like, 16 cards incl. 4 jokers": (
+            [rng.sample(double, 12) + ["JK"] * 4 for _ in range(100)],
+            CLASSIC,
+            classic_value,
+            best_split,
+        ),
     }
     for name, (hands, rules, value, fn) in cases.items():
         median, mean, worst = per_call(hands, lambda h: fn(h, rules, value))
@@ -86,6 +105,7 @@ def against_openspiel(rng: random.Random) -> None:
     """Gin deadwood of the same hands: romis's best_split beside OpenSpiel's GinRummyUtils.min_deadwood."""
     try:
         import pyspiel
+
         utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
     except ImportError:
         utils = None
@@ -105,8 +125,10 @@ def against_openspiel(rng: random.Random) -> None:
             ints = [["SCDH".index(c[1]) * 13 + RANKS.index(c[0]) for c in h] for h in hands]  # OpenSpiel's card ints
             theirs = hands_per_s(ints, utils.min_deadwood)
             ratio = ours / theirs
-            line += (f"  OpenSpiel {theirs:9.0f} hands/s  ratio {ratio:5.2f}x "
-                     f"(target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})")
+            line += (
+                f"  OpenSpiel {theirs:9.0f} hands/s  ratio {ratio:5.2f}x "
+                f"(target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})"
+            )
         print(line)
 
 

@@ -4,6 +4,7 @@ one game at a time; the bots' own memory is not counted).
 
 Usage: python bench/tournament.py [DEAL_SETS]
 """
+
 import os
 import resource
 import sys
@@ -17,8 +18,11 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from tournaments.config import load
 from tournaments.run import LocalExecutor, game_specs, play_game
 
-ENTRANTS = {"greedy": "python -m sample_bots.greedy", "random": "python -m sample_bots.random",
-            "greedy-2": "python -m sample_bots.greedy"}
+ENTRANTS = {
+    "greedy": "python -m sample_bots.greedy",
+    "random": "python -m sample_bots.random",
+    "greedy-2": "python -m sample_bots.greedy",
+}
 
 
 def measured_game(spec):
@@ -30,8 +34,18 @@ def measured_game(spec):
 def run(concurrency: int, deal_sets: int) -> tuple[float, int, float]:
     """(seconds, games, peak worker RSS MiB) for one tournament at `concurrency`."""
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = load(None, {"entrants": ENTRANTS, "variant": "classic", "seats": 2, "deal_sets": deal_sets,
-                          "seed": 11, "db": os.path.join(tmp, "r.db"), "concurrency": concurrency})
+        cfg = load(
+            None,
+            {
+                "entrants": ENTRANTS,
+                "variant": "classic",
+                "seats": 2,
+                "deal_sets": deal_sets,
+                "seed": 11,
+                "db": os.path.join(tmp, "r.db"),
+                "concurrency": concurrency,
+            },
+        )
         specs = game_specs(cfg)
         peaks = []
         executor = LocalExecutor(concurrency)
@@ -49,10 +63,14 @@ def main() -> None:
     for c in (1, 2):
         secs, games, peak = run(c, deal_sets)
         rates[c] = games / secs
-        print(f"  concurrency {c}: {games} games in {secs:6.2f} s = {rates[c]:5.2f} games/s; "
-              f"referee peak RSS per concurrent game {peak:5.1f} MiB")
+        print(
+            f"  concurrency {c}: {games} games in {secs:6.2f} s = {rates[c]:5.2f} games/s; "
+            f"referee peak RSS per concurrent game {peak:5.1f} MiB"
+        )
     ratio = rates[2] / rates[1]
-    print(f"  speed-up at concurrency 2: {ratio:.2f}x (target >= 1.7 on 2 cores): {'met' if ratio >= 1.7 else 'MISSED'}")
+    print(
+        f"  speed-up at concurrency 2: {ratio:.2f}x (target >= 1.7 on 2 cores): {'met' if ratio >= 1.7 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

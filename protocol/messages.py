@@ -4,6 +4,7 @@ Referee -> bot: hello, request, rejected, deal_over, match_over, shutdown.
 Bot -> referee: ready, play.  A `play` carries a list of operations that the referee
 validates and applies atomically (all or nothing).
 """
+
 from typing import Any, Literal, Union
 
 import msgspec
@@ -20,6 +21,7 @@ class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defau
 
 class Draw(_Op, tag="draw"):
     """Take cards: from the stock, or from a discard pile (`depth` > 1 takes that many cards from the top)."""
+
     source: Literal["stock", "discard"] = "stock"
     pile: int = 0
     depth: int = 1
@@ -27,45 +29,52 @@ class Draw(_Op, tag="draw"):
 
 class Meld(_Op, tag="meld"):
     """Put a new combination on the table. `identities` names, in order, what each wild card stands for."""
+
     cards: list[str]
     identities: list[str] | None = None
-    kind: str | None = None       # "set", "run", or a variant's own kind; inferred when omitted
+    kind: str | None = None  # "set", "run", or a variant's own kind; inferred when omitted
 
 
 class LayOff(_Op, tag="layoff"):
     """Add cards from hand to the table meld `meld` (its id)."""
+
     meld: int
     cards: list[str]
     identities: list[str] | None = None
-    end: Literal["low", "high"] | None = None   # which end of a run, where a round-the-corner run leaves it open
+    end: Literal["low", "high"] | None = None  # which end of a run, where a round-the-corner run leaves it open
 
 
 class Take(_Op, tag="take"):
     """Take `cards` from table meld `meld` into the hand (robbing, where a variant allows it)."""
+
     meld: int
     cards: list[str]
 
 
 class Rearrange(_Op, tag="rearrange"):
     """Replace the player's own table melds `melds` by the melds `into` (their cards plus cards from hand)."""
+
     melds: list[int]
     into: list[Meld]
 
 
 class Exchange(_Op, tag="exchange"):
     """Put the natural `card` into meld `meld` in place of the wild card standing for it; the wild card goes to hand."""
+
     meld: int
     card: str
 
 
 class Discard(_Op, tag="discard"):
     """Put `card` face up on discard pile `pile`; ends the turn."""
+
     card: str
     pile: int = 0
 
 
 class Knock(_Op, tag="knock"):
     """End the deal by knocking (knock variants); `discard` is the card discarded with the knock."""
+
     discard: str | None = None
 
 
@@ -75,11 +84,13 @@ class Pass(_Op, tag="pass"):
 
 class Claim(_Op, tag="claim"):
     """Claim the discard out of turn (variants with claims); `depth` > 1 claims that many cards from the top."""
+
     depth: int = 1
 
 
 class Bid(_Op, tag="bid"):
     """A bid or a choice among named values (variants with bidding or between-deal decisions)."""
+
     value: int | str
 
 
@@ -92,6 +103,7 @@ class Message(msgspec.Struct, tag_field="type", omit_defaults=True):
 
 class Limits(msgspec.Struct, omit_defaults=True):
     """Time limits in seconds."""
+
     move_time: float
     bank: float
     startup_time: float
@@ -99,6 +111,7 @@ class Limits(msgspec.Struct, omit_defaults=True):
 
 class Hello(Message, tag="hello"):
     """First message to a bot: who it is and what is played."""
+
     protocol: int
     variant: str
     rules_version: int
@@ -111,6 +124,7 @@ class Hello(Message, tag="hello"):
 
 class Decision(msgspec.Struct, omit_defaults=True):
     """What is asked: `kind` and `phase`, the legal single-operation plays when they are few, and constraints."""
+
     kind: str
     phase: str = ""
     options: list[Op] | None = None
@@ -119,12 +133,14 @@ class Decision(msgspec.Struct, omit_defaults=True):
 
 class Clock(msgspec.Struct):
     """The seat's remaining time: per-decision limit and match bank, in seconds."""
+
     move_time: float
     bank: float
 
 
 class Request(Message, tag="request"):
     """Ask the bot for a decision. `view` is everything the seat may know; `events` the public events since its last request."""
+
     id: int
     decision: Decision
     view: dict[str, Any]
@@ -134,6 +150,7 @@ class Request(Message, tag="request"):
 
 class Rejected(Message, tag="rejected"):
     """The play of request `id` broke `rule`; with retries left the bot is asked again."""
+
     id: int
     rule: str
     message: str
@@ -142,6 +159,7 @@ class Rejected(Message, tag="rejected"):
 
 class DealOver(Message, tag="deal_over"):
     """A deal ended: per-seat deal scores, running totals and the revealed hands."""
+
     deal: int
     scores: list[float]
     totals: list[float]
@@ -152,6 +170,7 @@ class DealOver(Message, tag="deal_over"):
 
 class MatchOver(Message, tag="match_over"):
     """The match ended: final totals, ranks (1 = best) and faults by seat."""
+
     totals: list[float]
     ranks: list[int]
     faults: list[str | None]
@@ -159,11 +178,13 @@ class MatchOver(Message, tag="match_over"):
 
 class Shutdown(Message, tag="shutdown"):
     """The bot should exit now."""
+
     reason: str = "match over"
 
 
 class Ready(Message, tag="ready", forbid_unknown_fields=False):
     """A bot's answer to hello."""
+
     name: str = ""
     version: str = ""
     protocol: int = PROTOCOL_VERSION
@@ -171,6 +192,7 @@ class Ready(Message, tag="ready", forbid_unknown_fields=False):
 
 class Play(Message, tag="play", forbid_unknown_fields=False):
     """A bot's answer to request `id`: operations applied atomically in order."""
+
     id: int
     ops: list[Op]
 

@@ -4,6 +4,7 @@ Policy (separate from the rules): by default a faulting seat forfeits the match 
 built-in `fallback` plays its cards so the others can finish; with `retries` > 0 a bot whose play
 is illegal is told why (`rejected`) and asked again, up to that many times per decision.
 """
+
 import shlex
 import shutil
 import sys
@@ -14,15 +15,16 @@ import msgspec
 import trio
 
 from protocol import messages as m
-from referee.engine import Game, derive_seed
-from referee.errors import ConfigError, IllegalAction
 from referee.records import RecordWriter
+from referee.rules.engine import Game, derive_seed
+from referee.rules.errors import ConfigError, IllegalAction
 from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
 
 @dataclass
 class Seat:
     """One seat's bot, clock and record of faults and timings."""
+
     command: str
     proc: BotProcess | None = None
     name: str = ""
@@ -57,8 +59,9 @@ def split_command(command: str) -> list[str]:
 class Match:
     """One match between bot processes."""
 
-    def __init__(self, game: Game, commands: list[str], limits: Limits, retries: int = 0,
-                 record: RecordWriter | None = None):
+    def __init__(
+        self, game: Game, commands: list[str], limits: Limits, retries: int = 0, record: RecordWriter | None = None
+    ):
         self.game = game
         self.limits = limits
         self.retries = retries
@@ -79,8 +82,14 @@ class Match:
             if self.record:
                 for i, seat in enumerate(self.seats):  # what the bots wrote to stderr, capped, for post-mortems
                     if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
-                        self.record.write({"type": "stderr", "seat": i, "dropped": seat.proc.stderr_dropped,
-                                           "tail": seat.proc.stderr_tail[-4096:].decode("utf-8", "replace")})
+                        self.record.write(
+                            {
+                                "type": "stderr",
+                                "seat": i,
+                                "dropped": seat.proc.stderr_dropped,
+                                "tail": seat.proc.stderr_tail[-4096:].decode("utf-8", "replace"),
+                            }
+                        )
                 self.record.close()
         return self.outcome()
 
@@ -92,8 +101,9 @@ class Match:
         if any(faulted):  # a forfeiting seat ranks below every seat that finished
             ok = [t for t, f in zip(res["totals"], faulted) if not f]
             kept = self.game.ranks(ok, [i for i, f in enumerate(faulted) if not f])
-            ranks = [kept[sum(1 for g in faulted[:i] if not g)] if not f
-                     else 1 + len(ok) for i, f in enumerate(faulted)]
+            ranks = [
+                kept[sum(1 for g in faulted[:i] if not g)] if not f else 1 + len(ok) for i, f in enumerate(faulted)
+            ]
         return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
 
     # --- start and handshake ------------------------------------------------------
@@ -106,9 +116,16 @@ class Match:
         seat, g = self.seats[i], self.game
         try:
             seat.proc = await group.start(self.argvs[i], self.limits)
-            hello = m.Hello(m.PROTOCOL_VERSION, g.slug, g.rules_version, i, g.n, g.opts,
-                            m.Limits(self.limits.move_time, self.limits.bank, self.limits.startup_time),
-                            seed=derive_seed(g.seed, "bot", i) % 2**32)
+            hello = m.Hello(
+                m.PROTOCOL_VERSION,
+                g.slug,
+                g.rules_version,
+                i,
+                g.n,
+                g.opts,
+                m.Limits(self.limits.move_time, self.limits.bank, self.limits.startup_time),
+                seed=derive_seed(g.seed, "bot", i) % 2**32,
+            )
             await seat.proc.send(m.encode(hello))
             line, _, _ = await timed_receive(seat.proc, self.limits.startup_time, fault="startup")
             seat.cpu_mark = seat.proc.cpu_time()
@@ -180,7 +197,9 @@ class Match:
         budget = self.limits.move_time + seat.bank
         start = trio.current_time()
         try:
-            with trio.move_on_after(budget) as scope:  # one scope for the write and the read: a bot that stops reading times out too
+            with trio.move_on_after(
+                budget
+            ) as scope:  # one scope for the write and the read: a bot that stops reading times out too
                 await seat.proc.send(line)
                 while True:
                     reply = decode_reply(await seat.proc.receive_line())
@@ -217,10 +236,12 @@ class Match:
         return False
 
     async def _broadcast_deal_ends(self) -> None:
-        for e in self.game.log[self._broadcast_cursor:]:
+        for e in self.game.log[self._broadcast_cursor :]:
             if e.data["type"] == "deal_over":
                 d = e.data
-                detail = {k: v for k, v in d.items() if k not in ("type", "deal", "scores", "totals", "winner", "hands")}
+                detail = {
+                    k: v for k, v in d.items() if k not in ("type", "deal", "scores", "totals", "winner", "hands")
+                }
                 msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []), detail)
                 if self.record:
                     self.record.write({"type": "deal_over", **d})
@@ -257,6 +278,15 @@ class Match:
         if self.record:
             seat = self.seats[i]
             timing = {"wall": round(seat.walls[-1], 6), "cpu": round(seat.cpus[-1], 6)} if rid and seat.walls else {}
-            self.record.write({"type": "action", "seat": i, "id": rid, "kind": decision.kind, "phase": decision.phase,
-                               "ops": m.to_builtins(ops), "verdict": verdict, **timing})
-
+            self.record.write(
+                {
+                    "type": "action",
+                    "seat": i,
+                    "id": rid,
+                    "kind": decision.kind,
+                    "phase": decision.phase,
+                    "ops": m.to_builtins(ops),
+                    "verdict": verdict,
+                    **timing,
+                }
+            )

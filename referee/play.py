@@ -1,4 +1,5 @@
 """`romis play` as a plain function: set up a game, its record and its bots, run the match."""
+
 import statistics
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -8,11 +9,11 @@ from typing import Any
 import trio
 
 from protocol.messages import PROTOCOL_VERSION
-from referee.errors import ConfigError
 from referee.match import Match
 from referee.records import RecordWriter
+from referee.rules.errors import ConfigError
+from referee.rules.variants import find_variant
 from referee.runner import Limits
-from referee.variants import find_variant
 
 
 def romis_version() -> str:
@@ -26,6 +27,7 @@ def romis_version() -> str:
 @dataclass
 class Outcome:
     """A finished match as `romis play` reports it."""
+
     variant: str
     seed: int
     options: dict[str, Any]
@@ -36,8 +38,14 @@ class Outcome:
         seats = []
         for i, s in enumerate(self.result["seats"]):
             score = self.result["totals"][i]
-            row = {"seat": i, "bot": s.command, "name": s.name, "score": int(score) if score == int(score) else score,
-                   "rank": self.result["ranks"][i], "fault": s.fault}
+            row = {
+                "seat": i,
+                "bot": s.command,
+                "name": s.name,
+                "score": int(score) if score == int(score) else score,
+                "rank": self.result["ranks"][i],
+                "fault": s.fault,
+            }
             if s.fault:
                 row["fault_detail"] = s.fault_detail
             if timings:
@@ -51,27 +59,49 @@ def timing_summary(walls: list[float], cpus: list[float]) -> dict[str, Any]:
     if not walls:
         return {"decisions": 0}
     ordered = sorted(walls)
-    return {"decisions": len(walls), "wall_mean": statistics.fmean(walls), "wall_p95": ordered[int(0.95 * (len(ordered) - 1))],
-            "wall_max": ordered[-1], "cpu_total": sum(cpus)}
+    return {
+        "decisions": len(walls),
+        "wall_mean": statistics.fmean(walls),
+        "wall_p95": ordered[int(0.95 * (len(ordered) - 1))],
+        "wall_max": ordered[-1],
+        "cpu_total": sum(cpus),
+    }
 
 
-def play_match(variant: str, commands: list[str], seed: int, options: dict[str, Any], record: Path | None,
-               move_time: float = 2.0, bank: float = 30.0, startup_time: float = 10.0, retries: int = 0,
-               stop_on: tuple[int, ...] = ()) -> Outcome:
+def play_match(
+    variant: str,
+    commands: list[str],
+    seed: int,
+    options: dict[str, Any],
+    record: Path | None,
+    move_time: float = 2.0,
+    bank: float = 30.0,
+    startup_time: float = 10.0,
+    retries: int = 0,
+    stop_on: tuple[int, ...] = (),
+) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; KeyboardInterrupt on Ctrl-C or `stop_on`."""
     cls = find_variant(variant)
     if not cls.min_players <= len(commands) <= cls.max_players:
-        raise ConfigError(f"{cls.slug} needs {cls.min_players}-{cls.max_players} bots, got {len(commands)} (--bot once per seat)")
+        raise ConfigError(
+            f"{cls.slug} needs {cls.min_players}-{cls.max_players} bots, got {len(commands)} (--bot once per seat)"
+        )
     if min(move_time, bank, startup_time) < 0 or retries < 0:
         raise ConfigError("time limits and --retries must not be negative")
     game = cls(len(commands), options, seed)
     limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
     writer = None
     if record:
-        header = {"romis": romis_version(), "protocol": PROTOCOL_VERSION, "variant": cls.slug,
-                  "rules_version": cls.rules_version, "options": game.opts, "seed": seed,
-                  "seats": [{"bot": c} for c in commands],
-                  "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries}}
+        header = {
+            "romis": romis_version(),
+            "protocol": PROTOCOL_VERSION,
+            "variant": cls.slug,
+            "rules_version": cls.rules_version,
+            "options": game.opts,
+            "seed": seed,
+            "seats": [{"bot": c} for c in commands],
+            "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
+        }
         try:
             writer = RecordWriter(record, header)
         except OSError as e:
@@ -94,6 +124,7 @@ async def _run_until(match: Match, stop_on: tuple[int, ...]) -> dict[str, Any] |
         return await match.run()
     result = None
     async with trio.open_nursery() as nursery:
+
         async def watch() -> None:
             with trio.open_signal_receiver(*stop_on) as signals:
                 async for _ in signals:
@@ -115,10 +146,19 @@ def render_text(out: Outcome) -> str:
     rows = [("rank", "seat", "score", "bot", "fault")]
     for i in sorted(range(len(seats)), key=lambda i: (out.result["ranks"][i], i)):
         s = seats[i]
-        rows.append((str(out.result["ranks"][i]), str(i), f"{out.result['totals'][i]:g}",
-                     f"{s.name or '?'} ({s.command})", f"{s.fault}: {s.fault_detail}" if s.fault else "-"))
+        rows.append(
+            (
+                str(out.result["ranks"][i]),
+                str(i),
+                f"{out.result['totals'][i]:g}",
+                f"{s.name or '?'} ({s.command})",
+                f"{s.fault}: {s.fault_detail}" if s.fault else "-",
+            )
+        )
     widths = [max(len(r[k]) for r in rows) for k in range(4)]
     lines.append("")
-    lines += ["  ".join(c.ljust(w) if k == 3 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths + [0]))).rstrip()
-              for r in rows]
+    lines += [
+        "  ".join(c.ljust(w) if k == 3 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths + [0]))).rstrip()
+        for r in rows
+    ]
     return "\n".join(lines)

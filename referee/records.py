@@ -5,13 +5,14 @@ altering, inserting or dropping any line is detected; the actions are then re-ap
 engine, which must accept every accepted play, reject every rejected one, and reach the same
 deal results and final totals.
 """
+
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any
 
 from protocol.messages import op_from_builtins
-from referee.errors import ConfigError, IllegalAction
+from referee.rules.errors import ConfigError, IllegalAction
 
 RECORD_VERSION = 1
 
@@ -74,7 +75,7 @@ def read_record(path: str | Path) -> list[dict]:
 
 def replay(path: str | Path) -> dict[str, Any]:
     """Re-validate a record; return the replayed result or raise ReplayError."""
-    from referee.variants import find_variant
+    from referee.rules.variants import find_variant
 
     lines = read_record(path)
     head = lines[0]

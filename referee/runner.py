@@ -12,14 +12,15 @@ daemon) escapes both; catching it would need a cgroup or a PID namespace.
 PR_SET_PDEATHSIG is not used: trio spawns from a worker thread, and the signal fires when
 that thread exits, not when the referee does.
 """
+
 import os
 import resource
 import shutil
 import signal
 import subprocess
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable
 
 import msgspec
 import trio
@@ -74,8 +75,11 @@ def _user_tasks() -> int:
 def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     """(resource, value) pairs for the child, never above the hard limits it inherits."""
     mb = 1 << 20
-    pairs = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_DATA, limits.memory_mb * mb),
-             (resource.RLIMIT_FSIZE, limits.file_size_mb * mb)]
+    pairs = [
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_DATA, limits.memory_mb * mb),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+    ]
     if limits.processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         pairs.append((resource.RLIMIT_NPROC, _user_tasks() + limits.processes))
     out = []
@@ -86,8 +90,12 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
 
 
 _PRLIMIT = shutil.which("prlimit")
-_PRLIMIT_NAMES = {resource.RLIMIT_CORE: "core", resource.RLIMIT_DATA: "data", resource.RLIMIT_FSIZE: "fsize",
-                  resource.RLIMIT_NPROC: "nproc"}
+_PRLIMIT_NAMES = {
+    resource.RLIMIT_CORE: "core",
+    resource.RLIMIT_DATA: "data",
+    resource.RLIMIT_FSIZE: "fsize",
+    resource.RLIMIT_NPROC: "nproc",
+}
 
 
 def _spawn_args(argv: list[str], pairs: list[tuple[int, int]]) -> tuple[list[str], Callable | None]:
@@ -112,7 +120,7 @@ def _session_procs(sids: set[int]) -> list[int]:
             finally:
                 os.close(fd)
             # The command name may hold spaces and parentheses: split after the last ')'.
-            if int(stat[stat.rindex(b")") + 2:].split()[3]) in sids:  # field 6 of proc(5): the session id
+            if int(stat[stat.rindex(b")") + 2 :].split()[3]) in sids:  # field 6 of proc(5): the session id
                 found.append(int(name))
     return found
 
@@ -144,9 +152,14 @@ class BotProcess:
         self._closed = trio.Event()
 
     @classmethod
-    async def start(cls, nursery: trio.Nursery, argv: list[str], limits: Limits,
-                    cwd: str | os.PathLike | None = None,
-                    env: dict[str, str] | None = None) -> "BotProcess":
+    async def start(
+        cls,
+        nursery: trio.Nursery,
+        argv: list[str],
+        limits: Limits,
+        cwd: str | os.PathLike | None = None,
+        env: dict[str, str] | None = None,
+    ) -> "BotProcess":
         """Spawn `argv` (no shell) in its own session with `limits`; its stderr is read in `nursery`."""
         name = os.path.join(cwd, argv[0]) if argv and cwd and os.sep in argv[0] else (argv or [""])[0]
         program = shutil.which(name, path=(env or os.environ).get("PATH")) if name else None
@@ -155,8 +168,15 @@ class BotProcess:
         args, preexec = _spawn_args([program, *argv[1:]], _rlimits(limits))
         try:
             proc = await trio.lowlevel.open_process(
-                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, preexec_fn=preexec, cwd=cwd, env=env)
+                args,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=preexec,
+                cwd=cwd,
+                env=env,
+            )
         except OSError as e:
             raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
         bot = cls(proc, limits)
@@ -198,7 +218,7 @@ class BotProcess:
                     stat = os.read(fd, 1024)
                 finally:
                     os.close(fd)
-                fields = stat[stat.rindex(b")") + 2:].split()
+                fields = stat[stat.rindex(b")") + 2 :].split()
                 self._cpu_ticks = max(self._cpu_ticks, sum(map(int, fields[11:15])))  # utime stime cutime cstime
         return self._cpu_ticks / _CLK_TCK
 
@@ -218,12 +238,12 @@ class BotProcess:
         while True:
             if self._skipping:
                 nl = self._buf.find(b"\n")
-                del self._buf[:len(self._buf) if nl < 0 else nl + 1]
+                del self._buf[: len(self._buf) if nl < 0 else nl + 1]
                 self._skipping = nl < 0
             nl = self._buf.find(b"\n", self._scanned)
             if nl >= 0:
                 line = bytes(self._buf[:nl])
-                del self._buf[:nl + 1]
+                del self._buf[: nl + 1]
                 self._scanned = 0
                 if nl > limit:
                     raise BotFault("line_too_long", f"a line of {nl} bytes (limit {limit})")
@@ -302,8 +322,7 @@ def _kill_sessions(bots: list[BotProcess]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-async def timed_receive(bot: BotProcess, seconds: float,
-                        fault: str = "timeout") -> tuple[bytes, float, float]:
+async def timed_receive(bot: BotProcess, seconds: float, fault: str = "timeout") -> tuple[bytes, float, float]:
     """Receive one line within `seconds`: (line, wall s, CPU s); else BotFault(`fault`), e.g. "startup"."""
     cpu = bot.cpu_time()
     start = trio.current_time()  # the clock runs only while the bot has the move
@@ -335,8 +354,9 @@ class BotGroup:
         self.nursery = nursery
         self.bots: list[BotProcess] = []
 
-    async def start(self, argv: list[str], limits: Limits, cwd: str | os.PathLike | None = None,
-                    env: dict[str, str] | None = None) -> BotProcess:
+    async def start(
+        self, argv: list[str], limits: Limits, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None
+    ) -> BotProcess:
         """Start a bot that is killed when the group ends."""
         bot = await BotProcess.start(self.nursery, argv, limits, cwd=cwd, env=env)
         self.bots.append(bot)

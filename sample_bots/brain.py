@@ -3,20 +3,21 @@
 The bots build on romis's own meld primitives and best-split solver, so they play every variant
 whose melds those describe.
 """
+
 import random
 from typing import Any
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Op, Pass
-from referee.errors import IllegalAction
-from referee.melds import TableMeld, lay_off
-from referee.solver import best_split
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import TableMeld, lay_off
+from referee.rules.solver import best_split
 
 
 class Brain:
     """Plans plays for one seat of one variant; `greedy` picks the best known move, else random legal ones."""
 
     def __init__(self, variant: str, players: int, options: dict[str, Any], greedy: bool, seed: int = 0):
-        from referee.variants import find_variant
+        from referee.rules.variants import find_variant
 
         self.game = find_variant(variant)(players, options, 0)  # a private instance: hooks and meld rules
         self.rules = self.game.meld_rules
@@ -38,7 +39,9 @@ class Brain:
         if decision.constraints.get("whole_hand"):
             return self._whole_hand(decision, view)
         if decision.phase in ("draw", "offer"):
-            return self._take_to_meld(decision, view) or self._take_several(decision, view) or [self._draw(options, view)]
+            return (
+                self._take_to_meld(decision, view) or self._take_several(decision, view) or [self._draw(options, view)]
+            )
         knocks = [o for o in options if isinstance(o, Knock)]
         if knocks and (self.greedy or self.rng.random() < 0.5):
             return [min(knocks, key=lambda k: (self._deadwood_without(view, k.discard), k.discard))]
@@ -60,7 +63,7 @@ class Brain:
         if not hand:
             return ops
         taken = view.get("taken")  # the re-discard ban, judged on the cards left (it lapses if nothing else is)
-        choices = sorted(set(c for c in hand if c != taken)) or sorted(set(hand))
+        choices = sorted({c for c in hand if c != taken}) or sorted(set(hand))
         return ops + [Discard(self._pick_discard(choices, hand))]
 
     def _take_to_meld(self, decision: Any, view: dict[str, Any]) -> list[Op]:
@@ -145,7 +148,7 @@ class Brain:
         fresh = "taken_cards" not in view
         legal = {o.card for o in decision.options or [] if isinstance(o, Discard)} if fresh else set()
         banned = set(view.get("taken_cards") or [view.get("taken")])
-        choices = sorted(set(c for c in hand if (c in legal if legal else c not in banned))) or sorted(set(hand))
+        choices = sorted({c for c in hand if (c in legal if legal else c not in banned)}) or sorted(set(hand))
         ops.append(Discard(self._pick_discard(choices, hand)))
         return ops
 
@@ -201,7 +204,7 @@ class Brain:
                     grown = lay_off(meld, [card], self.rules)
                 except IllegalAction:
                     continue
-                new_ids = [x for x in grown.ids]
+                new_ids = list(grown.ids)
                 for x in meld.ids:
                     new_ids.remove(x)
                 ident = new_ids if card in self.rules.wilds else None
@@ -221,6 +224,7 @@ class Brain:
             rest.remove(card)
             left = best_split(rest, self.rules, self.game.penalty).points
             return (left, -self.game.penalty(card) + 6 * _neighbours(card, hand), card)
+
         return min(choices, key=cost)
 
 
@@ -233,7 +237,7 @@ def _neighbours(card: str, hand: list[str]) -> int:
     """How many other cards could meld with `card` (same rank, or same suit within two ranks)."""
     if card == "JK":
         return 5
-    from referee.cards import rank
+    from referee.rules.cards import rank
 
     n = 0
     for c in hand:

@@ -1,4 +1,5 @@
 """The JSON-lines loop of the Python sample bots."""
+
 import sys
 
 from protocol import messages as m

@@ -1,4 +1,5 @@
 """Sample bot: random among the legal options; melds when it can (some of the time)."""
+
 from sample_bots.common import serve
 
 if __name__ == "__main__":

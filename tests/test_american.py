@@ -1,11 +1,12 @@
 """American Rummy (rules/american.md): every worked example, knocking, the interruption without lay-offs, x6 wins."""
+
 import pytest
+from test_straight import finish, illegal, interrupted, rig, scores
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
-from referee.errors import ConfigError
-from referee.variants.american import American
-from referee.variants.straight import Straight
-from test_straight import finish, illegal, interrupted, rig, scores
+from referee.rules.errors import ConfigError
+from referee.rules.variants.american import American
+from referee.rules.variants.straight import Straight
 
 
 def arig(hands, drew=True, **kw):
@@ -114,7 +115,7 @@ def test_after_the_interruption_nobody_adds_to_others_combinations():
 @pytest.mark.parametrize("cls,multiplier", [(American, 6), (Straight, 1)])
 def test_a_declared_seven_card_sequence_after_the_interruption(cls, multiplier):
     g = interrupted(["AH 2H 3H 4H 5H 6H 7H", "KS", "9C"], ["TC", "QS", "2C", "KD"], 2, cls=cls)
-    g.apply(0, [Draw("stock"), Meld("AH 2H 3H 4H 5H 6H 7H".split())])  # 2C stays in hand
+    g.apply(0, [Draw("stock"), Meld(["AH", "2H", "3H", "4H", "5H", "6H", "7H"])])  # 2C stays in hand
     g.apply(1, [Draw("stock"), Pass()])
     g.apply(2, [Draw("stock"), Pass()])
     assert finish(g)["unused"] == [2, 20, 19] and scores(g) == [(20 + 19 - 2) * multiplier, 0, 0]

@@ -1,19 +1,30 @@
 """Boathouse Rummy (rules/boathouse.md): the worked examples, the run of discards, the final turns and the scoring."""
-import pytest
 
-from protocol.messages import Discard, Draw, Exchange, LayOff, Meld, Pass
-from referee.errors import IllegalAction
-from referee.melds import new_meld
+import pytest
 import rigging
 from rigging import illegal
-from referee.variants.boathouse import Boathouse
-from referee.variants.classic import Classic
+
+from protocol.messages import Discard, Draw, Exchange, LayOff, Meld, Pass
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.variants.boathouse import Boathouse
+from referee.rules.variants.classic import Classic
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=None, turn=0, placed=None, **options):
     """A Boathouse game with one hand per string, in a chosen position (start of seat `turn`'s turn)."""
-    return rigging.rig(Boathouse, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, placed=placed, owner=0, **options)
-
+    return rigging.rig(
+        Boathouse,
+        hands,
+        table=table,
+        stock=stock,
+        discard=discard,
+        opened=opened,
+        turn=turn,
+        placed=placed,
+        owner=0,
+        **options,
+    )
 
 
 # Worked examples: ace placements (rule 2: the ace may be in any combination)
@@ -25,7 +36,7 @@ def test_ace_high_low_and_round_the_corner(cards):
 
 def test_round_the_corner_is_boathouse_only():
     with pytest.raises(IllegalAction):
-        new_meld("JH QH KH AH 2H".split(), Classic.meld_rules)
+        new_meld(["JH", "QH", "KH", "AH", "2H"], Classic.meld_rules)
 
 
 def test_joker_identity_is_inferred_round_the_corner():
@@ -36,8 +47,8 @@ def test_joker_identity_is_inferred_round_the_corner():
 # Derived check: ♥J ♥Q ♥K ♥A ♥2 is worth 43, a legal opening
 def test_round_the_corner_opening_worth_43():
     g = rig(["JH QH KH AH 2H 7C 9S", "3C 4C 5C"])
-    assert g.meld_points(new_meld("JH QH KH AH 2H".split(), g.meld_rules)) == 43
-    g.apply(0, [Draw("stock"), Meld("JH QH KH AH 2H".split())])
+    assert g.meld_points(new_meld(["JH", "QH", "KH", "AH", "2H"], g.meld_rules)) == 43
+    g.apply(0, [Draw("stock"), Meld(["JH", "QH", "KH", "AH", "2H"])])
     assert g.opened[0]
 
 
@@ -96,8 +107,13 @@ def going_out(g):
 
 
 def test_final_turns_go_clockwise_and_allow_melds_and_layoffs_below_40():
-    g = rig(["2H 3H 4H", "5C 6C 7C 5H QD", "8C KS"], table=["8D 9D TD"], stock=("9S",),
-            opened=(True, False, True), placed=(True, True, True))
+    g = rig(
+        ["2H 3H 4H", "5C 6C 7C 5H QD", "8C KS"],
+        table=["8D 9D TD"],
+        stock=("9S",),
+        opened=(True, False, True),
+        placed=(True, True, True),
+    )
     going_out(g)
     assert g.phase == "declare" and g.to_act() == [1] and g.decision(1).options == [Pass()]
     g.apply(1, [Meld(["5C", "6C", "7C"]), LayOff(1, ["5H"])])  # the run 2H-4H just melded by the winner
@@ -107,8 +123,10 @@ def test_final_turns_go_clockwise_and_allow_melds_and_layoffs_below_40():
     assert scores == [0, 10 * 2, 10]  # QD doubled: seat 1 was not opened when the winner went out
 
 
-@pytest.mark.parametrize("op,rule", [(Draw("stock"), "final.no-draw"), (Discard("5H"), "final.no-discard"),
-                                     (Exchange(0, "9D"), "final.no-exchange")])
+@pytest.mark.parametrize(
+    "op,rule",
+    [(Draw("stock"), "final.no-draw"), (Discard("5H"), "final.no-discard"), (Exchange(0, "9D"), "final.no-exchange")],
+)
 def test_final_turn_allows_only_melds_and_layoffs(op, rule):
     meld = new_meld(["8D", "JK", "TD"], Boathouse.meld_rules, owner=1, identities=["9D"])
     g = rig(["2H 3H 4H", "5H 9D"], table=[meld], stock=("9S",), opened=(True, True), placed=(True, True))

@@ -1,23 +1,25 @@
 """Classic rummy (rules/classic.md): every worked example, the turn structure and the scoring."""
-import pytest
 
+import pytest
 import rigging
 from rigging import illegal
 
 from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
-from referee.melds import new_meld
-from referee.variants.classic import Classic
+from referee.rules.melds import new_meld
+from referee.rules.variants.classic import Classic
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=(False, False), turn=0, **options):
     """A two-player Classic game in a chosen position (start of seat `turn`'s turn)."""
-    return rigging.rig(Classic, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=0, **options)
-
+    return rigging.rig(
+        Classic, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=0, **options
+    )
 
 
 # Worked example 1: lay-offs onto ♥5-♥8
-@pytest.mark.parametrize("cards,result", [("4H", "4H 5H 6H 7H 8H"), ("9H", "5H 6H 7H 8H 9H"),
-                                          ("9H TH JH", "5H 6H 7H 8H 9H TH JH")])
+@pytest.mark.parametrize(
+    "cards,result", [("4H", "4H 5H 6H 7H 8H"), ("9H", "5H 6H 7H 8H 9H"), ("9H TH JH", "5H 6H 7H 8H 9H TH JH")]
+)
 def test_lay_off_onto_a_run(cards, result):
     g = rig(["4H 9H TH JH KC KD", "3C 4C 5C"], table=["5H 6H 7H 8H"], opened=(True, False))
     g.apply(0, [LayOff(0, cards.split())])
@@ -39,7 +41,7 @@ def test_set_needs_all_four_suits_before_a_repeat():
 
 # Worked example 3: joker exchange
 def test_joker_exchange_puts_the_joker_in_hand():
-    meld = new_meld("KS QS JK TS 9S".split(), Classic.meld_rules, owner=1, identities=["JS"])
+    meld = new_meld(["KS", "QS", "JK", "TS", "9S"], Classic.meld_rules, owner=1, identities=["JS"])
     g = rig(["JS 3D 8C", "3C 4C 5C"], table=[meld], opened=(True, True))
     g.apply(0, [Exchange(0, "JS")])
     assert g.table[0].cards == ("9S", "TS", "JS", "QS", "KS")
@@ -47,7 +49,7 @@ def test_joker_exchange_puts_the_joker_in_hand():
 
 
 def test_unopened_player_may_not_exchange_or_lay_off():
-    meld = new_meld("KS QS JK TS 9S".split(), Classic.meld_rules, owner=1, identities=["JS"])
+    meld = new_meld(["KS", "QS", "JK", "TS", "9S"], Classic.meld_rules, owner=1, identities=["JS"])
     g = rig(["JS 3D 8C", "3C 4C 5C"], table=[meld], opened=(False, True))
     assert illegal(g, 0, [Exchange(0, "JS")]) == "initial-meld.first"
 
@@ -160,13 +162,16 @@ def test_cards_in_plays_may_be_lower_case_or_use_10():
     assert g.table[0].ids == ("TH", "JH", "QH", "KH")
 
 
-@pytest.mark.parametrize("ops,rule", [
-    ([Draw("stock"), Discard("ZZ")], "card.invalid"),
-    ([Draw("stock"), Discard("3S", pile=1)], "discard.no-such-pile"),
-    ([Draw("stock"), Meld(["TH", "JH", "QH", "KH"], kind="foo")], "meld.kind"),
-    ([Draw("stock", depth=2)], "draw.one-card"),
-    ([Draw("stock"), Discard("3S"), Discard("8D")], "play.after-end"),
-])
+@pytest.mark.parametrize(
+    "ops,rule",
+    [
+        ([Draw("stock"), Discard("ZZ")], "card.invalid"),
+        ([Draw("stock"), Discard("3S", pile=1)], "discard.no-such-pile"),
+        ([Draw("stock"), Meld(["TH", "JH", "QH", "KH"], kind="foo")], "meld.kind"),
+        ([Draw("stock", depth=2)], "draw.one-card"),
+        ([Draw("stock"), Discard("3S"), Discard("8D")], "play.after-end"),
+    ],
+)
 def test_malformed_plays_name_the_rule(ops, rule):
     g = rig(["TH JH QH KH 9C 9D 3S 8D", "3C 4C 5C"])
     assert illegal(g, 0, ops) == rule

@@ -1,12 +1,13 @@
 """One conformance suite over every registered variant: seeded playouts checking the engine's invariants."""
+
 import copy
 import random
 from collections import Counter
 
 import pytest
 
-from referee.errors import IllegalAction
-from referee.variants import VARIANTS
+from referee.rules.errors import IllegalAction
+from referee.rules.variants import VARIANTS
 from sample_bots.brain import Brain
 
 CASES = [(slug, n) for slug, cls in sorted(VARIANTS.items()) for n in range(cls.min_players, cls.max_players + 1)]

@@ -1,4 +1,5 @@
 """End to end: `romis` as a user runs it, with real subprocess bots (sample and misbehaving)."""
+
 import json
 import os
 import subprocess
@@ -45,7 +46,21 @@ def test_seeded_match_is_reproducible_and_replays(tmp_path):
     runs = []
     for k in range(2):
         rec = tmp_path / f"m{k}.jsonl"
-        r = romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--bot", JS, "--seed", "7", "--json", "--record", str(rec))
+        r = romis(
+            "play",
+            "classic",
+            "--bot",
+            GREEDY,
+            "--bot",
+            RANDOM,
+            "--bot",
+            JS,
+            "--seed",
+            "7",
+            "--json",
+            "--record",
+            str(rec),
+        )
         assert r.returncode == 0, r.stderr
         runs.append((r.stdout, actions(rec)))
     assert runs[0][0] == runs[1][0], "the same seed must print byte-identical JSON"
@@ -60,7 +75,9 @@ def test_seeded_match_is_reproducible_and_replays(tmp_path):
 
 def test_replay_rejects_an_altered_action(tmp_path):
     rec = tmp_path / "m.jsonl"
-    assert romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--seed", "11", "--record", str(rec)).returncode == 0
+    assert (
+        romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--seed", "11", "--record", str(rec)).returncode == 0
+    )
     lines = rec.read_text().splitlines()
     for n, line in enumerate(lines):
         d = json.loads(line)
@@ -73,15 +90,43 @@ def test_replay_rejects_an_altered_action(tmp_path):
     assert r.returncode == 1 and "does not replay" in r.stderr and "Traceback" not in r.stderr
 
 
-BAD = {"crash": "crash", "hang": "timeout", "garbage": "malformed", "bigline": "line_too_long",
-       "exit_now": "crash", "late": "timeout", "illegal": "illegal", "unknown": "unknown_message"}
+BAD = {
+    "crash": "crash",
+    "hang": "timeout",
+    "garbage": "malformed",
+    "bigline": "line_too_long",
+    "exit_now": "crash",
+    "late": "timeout",
+    "illegal": "illegal",
+    "unknown": "unknown_message",
+}
 
 
 @pytest.mark.parametrize("bot,fault", sorted(BAD.items()))
 def test_a_misbehaving_bot_forfeits_and_leaves_nothing_behind(bot, fault, tmp_path):
-    r = romis("play", "classic", "--bot", GREEDY, "--bot", f"{PY} -m sample_bots.bad.{bot}", "--bot", RANDOM,
-              "--seed", "3", "--json", "--move-time", "0.5", "--bank", "1", "--startup-time", "5",
-              "--option", "max_deals=2", "--record", str(tmp_path / "r.jsonl"))
+    r = romis(
+        "play",
+        "classic",
+        "--bot",
+        GREEDY,
+        "--bot",
+        f"{PY} -m sample_bots.bad.{bot}",
+        "--bot",
+        RANDOM,
+        "--seed",
+        "3",
+        "--json",
+        "--move-time",
+        "0.5",
+        "--bank",
+        "1",
+        "--startup-time",
+        "5",
+        "--option",
+        "max_deals=2",
+        "--record",
+        str(tmp_path / "r.jsonl"),
+    )
     assert r.returncode == 0, r.stderr
     seats = json.loads(r.stdout)["seats"]
     assert seats[1]["fault"] == fault or (bot == "exit_now" and seats[1]["fault"] in ("crash", "broken_pipe"))
@@ -92,29 +137,56 @@ def test_a_misbehaving_bot_forfeits_and_leaves_nothing_behind(bot, fault, tmp_pa
 
 @pytest.mark.parametrize("bot", ["stderr_flood", "stale", "forker"])
 def test_noisy_but_legal_bots_finish_without_a_fault(bot):
-    r = romis("play", "classic", "--bot", f"{PY} -m sample_bots.bad.{bot}", "--bot", RANDOM, "--seed", "4", "--json",
-              "--option", "max_deals=1")
+    r = romis(
+        "play",
+        "classic",
+        "--bot",
+        f"{PY} -m sample_bots.bad.{bot}",
+        "--bot",
+        RANDOM,
+        "--seed",
+        "4",
+        "--json",
+        "--option",
+        "max_deals=1",
+    )
     assert r.returncode == 0, r.stderr
     assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
     assert bot_processes(f"sample_bots.bad.{bot}") == [] and bot_processes("sleep 1000") == []
 
 
 def test_retries_let_a_bot_correct_an_illegal_play():
-    r = romis("play", "classic", "--bot", f"{PY} -m sample_bots.bad.illegal", "--bot", RANDOM, "--seed", "4",
-              "--json", "--retries", "2", "--option", "max_deals=1")
+    r = romis(
+        "play",
+        "classic",
+        "--bot",
+        f"{PY} -m sample_bots.bad.illegal",
+        "--bot",
+        RANDOM,
+        "--seed",
+        "4",
+        "--json",
+        "--retries",
+        "2",
+        "--option",
+        "max_deals=1",
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["seats"][0]["fault"] is None
 
 
-@pytest.mark.parametrize("args,words", [
-    (["play", "nosuchgame", "--bot", "x"], "unknown variant"),
-    (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "nosuch=1"], "unknown option"),
-    (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=150"], "target"),
-    (["play", "classic", "--bot", "no-such-program-xyz", "--bot", RANDOM], "not found"),
-    (["play", "classic", "--bot", RANDOM], "needs 2-6 bots"),
-    (["eval", "classic", "--hand", "7H 8H XX"], "not a card"),
-    (["replay", "/nonexistent/record.jsonl"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["play", "nosuchgame", "--bot", "x"], "unknown variant"),
+        (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "nosuch=1"], "unknown option"),
+        (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=150"], "target"),
+        (["play", "classic", "--bot", "no-such-program-xyz", "--bot", RANDOM], "not found"),
+        (["play", "classic", "--bot", RANDOM], "needs 2-6 bots"),
+        (["eval", "classic", "--hand", "7H 8H XX"], "not a card"),
+        (["replay", "/nonexistent/record.jsonl"], "cannot read"),
+    ],
+)
 def test_bad_input_gives_one_line_and_exit_2(args, words):
     r = romis(*args)
     assert r.returncode == 2
@@ -134,9 +206,27 @@ def test_ctrl_c_stops_play_leaving_no_bot_and_keeping_the_record(tmp_path):
     import time
 
     rec = tmp_path / "r.jsonl"
-    proc = subprocess.Popen([PY, "-m", "referee", "play", "classic", "--bot", f"{PY} -m sample_bots.bad.forker",
-                             "--bot", f"{PY} -m sample_bots.bad.hang", "--move-time", "30", "--record", str(rec)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            PY,
+            "-m",
+            "referee",
+            "play",
+            "classic",
+            "--bot",
+            f"{PY} -m sample_bots.bad.forker",
+            "--bot",
+            f"{PY} -m sample_bots.bad.hang",
+            "--move-time",
+            "30",
+            "--record",
+            str(rec),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 20
     while time.time() < deadline and not (rec.exists() and '"action"' in rec.read_text()):
         time.sleep(0.1)
@@ -152,7 +242,10 @@ def test_eval_one_hand_and_a_file_of_hands(tmp_path):
     r = romis("eval", "classic", "--hand", "7h 8h 9h KD KS KC JK 3C", "--json")
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
-    assert res["deadwood"] == ["3C"] and sorted(map(sorted, res["melds"])) == [["7H", "8H", "9H"], ["JK", "KC", "KD", "KS"]]
+    assert res["deadwood"] == ["3C"] and sorted(map(sorted, res["melds"])) == [
+        ["7H", "8H", "9H"],
+        ["JK", "KC", "KD", "KS"],
+    ]
     assert res["points"] == 7 + 8 + 9 + 30 + 20 + 3  # in Classic every card held counts at the end of a deal
     hands = tmp_path / "hands.txt"
     hands.write_text("AS 2S 3S\nQH QC QS 5D\n")
@@ -161,7 +254,7 @@ def test_eval_one_hand_and_a_file_of_hands(tmp_path):
 
 
 def _variant_cases():
-    from referee.variants import VARIANTS
+    from referee.rules.variants import VARIANTS
 
     return [(slug, n) for slug, cls in sorted(VARIANTS.items()) for n in range(cls.min_players, cls.max_players + 1)]
 
@@ -183,7 +276,7 @@ def test_every_variant_plays_a_whole_match_deterministically_and_replays(slug, n
 
 @pytest.mark.parametrize("slug", sorted({s for s, _ in _variant_cases()}))
 def test_the_javascript_bot_plays_every_variant_legally(slug):
-    from referee.variants import VARIANTS
+    from referee.rules.variants import VARIANTS
 
     n = VARIANTS[slug].min_players
     bots = [a for i in range(n) for a in ("--bot", JS if i == 0 else GREEDY)]

@@ -1,19 +1,21 @@
 """Fortune (rules/fortuna.md): every worked example, wild twos, the queen of spades and the scoring."""
+
 from collections import Counter
 
 import pytest
-
-from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
-from referee.melds import new_meld
 import rigging
 from rigging import illegal
-from referee.variants.fortuna import Fortuna
+
+from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
+from referee.rules.melds import new_meld
+from referee.rules.variants.fortuna import Fortuna
 
 
 def rig(hands, table=(), stock=("9C",) * 20, discard=("4D",), opened=None, turn=0, **options):
     """A Fortune game with one seat per hand, in a chosen position (start of seat `turn`'s turn)."""
-    return rigging.rig(Fortuna, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=1, **options)
-
+    return rigging.rig(
+        Fortuna, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=1, **options
+    )
 
 
 def test_deck_deal_and_options():
@@ -52,8 +54,9 @@ def test_spade_queen_with_another_natural_card_and_a_two():
     assert g.opened[0] and g.queens == [1, 0, 0]
 
 
-@pytest.mark.parametrize("cards,ok", [("QS QH 2D", False), ("QS QH QD 2C", True), ("QS KS 2H", False),
-                                      ("JS QS KS 2H", True)])
+@pytest.mark.parametrize(
+    "cards,ok", [("QS QH 2D", False), ("QS QH QD 2C", True), ("QS KS 2H", False), ("JS QS KS 2H", True)]
+)
 def test_spade_queen_strict_needs_a_meld_valid_without_twos(cards, ok):
     g = rig([cards + " 8C", "3C 4C", "5D 6D"], opened=[True, False, False], spade_queen_strict=True)
     g.apply(0, [Draw("stock")])
@@ -73,23 +76,27 @@ def test_a_meld_of_twos_only_is_illegal():
 
 
 # Derived check 3: ♥8 2 ♥10, the two standing for ♥9, counts 30
-@pytest.mark.parametrize("cards,ids,points", [
-    ("8H 2C TH", ["9H"], 30),
-    ("AH 2C 3H", ["2H"], 15),          # low ace 5, a two standing for a 2 is 5 (Ambiguity 3), the three 5
-    ("AH 2H 3H", None, 15),            # the ♥2 standing for itself: the same
-    ("QH KH AH", None, 30),            # high ace 10
-    ("AC AD AH", None, 30),            # ace in a set 10
-    ("3C 4C 5C", None, 15),
-    ("2D JS KS", ["QS"], 30),          # a two standing for ♠Q counts 10 (Ambiguity 4)
-    ("QS QC QH", None, 70),
-])
+@pytest.mark.parametrize(
+    "cards,ids,points",
+    [
+        ("8H 2C TH", ["9H"], 30),
+        ("AH 2C 3H", ["2H"], 15),  # low ace 5, a two standing for a 2 is 5 (Ambiguity 3), the three 5
+        ("AH 2H 3H", None, 15),  # the ♥2 standing for itself: the same
+        ("QH KH AH", None, 30),  # high ace 10
+        ("AC AD AH", None, 30),  # ace in a set 10
+        ("3C 4C 5C", None, 15),
+        ("2D JS KS", ["QS"], 30),  # a two standing for ♠Q counts 10 (Ambiguity 4)
+        ("QS QC QH", None, 70),
+    ],
+)
 def test_meld_values(cards, ids, points):
     g = rig(["3C", "4C"])
     assert g.meld_points(new_meld(cards.split(), g.meld_rules, identities=ids)) == points
 
 
-@pytest.mark.parametrize("card,value", [("QS", 50), ("QH", 10), ("KD", 10), ("8C", 10), ("7C", 5), ("3S", 5),
-                                        ("AH", 10), ("2D", 10)])
+@pytest.mark.parametrize(
+    "card,value", [("QS", 50), ("QH", 10), ("KD", 10), ("8C", 10), ("7C", 5), ("3S", 5), ("AH", 10), ("2D", 10)]
+)
 def test_hand_values(card, value):
     assert rig(["3C", "4C"]).penalty(card) == value
 

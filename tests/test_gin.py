@@ -1,10 +1,11 @@
 """Gin (rules/gin.md): every worked example, the starter offer, knocking, lay-offs at the showdown, drawn deals."""
+
 import pytest
 
 from protocol.messages import Discard, Draw, Knock, Pass
-from referee.errors import IllegalAction
-from referee.melds import new_meld
-from referee.variants.gin import Gin
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.variants.gin import Gin
 
 
 def rig(knocker, defender, table=(), totals=(0, 0)):
@@ -22,8 +23,10 @@ def scores(g):
     return g.deal_results[-1]["scores"]
 
 
-EXAMPLE_1 = ("4H 5H 6H 7H 8C 9C TC JC 2D 3C KH",  # discarding KH leaves 2 + 3: K = 5
-             "AS 2S 3S 4S 5S 8D 9D TD KC 7S")     # K + 7 free: D = 17
+EXAMPLE_1 = (
+    "4H 5H 6H 7H 8C 9C TC JC 2D 3C KH",  # discarding KH leaves 2 + 3: K = 5
+    "AS 2S 3S 4S 5S 8D 9D TD KC 7S",
+)  # K + 7 free: D = 17
 
 
 def test_worked_example_1_knock_win():
@@ -55,6 +58,7 @@ def test_worked_example_3_gin_counts_the_whole_hand():
 def test_going_out_by_melding_everything_is_gin():
     g = rig("AS 2S 3S 4S 7C 8C 9C QS QH QD KH", "KD JC TH 9S 7D 5H 3C 2D AH AC")
     from protocol.messages import Meld
+
     g.apply(0, [Meld(["AS", "2S", "3S", "4S"]), Meld(["7C", "8C", "9C"]), Meld(["QS", "QH", "QD"]), Discard("KH")])
     assert scores(g) == [83, -58]
 
@@ -88,7 +92,7 @@ def test_chained_lay_offs_on_the_table_count():
 
 def test_defender_lays_off_on_the_knockers_melds():
     g = rig(*EXAMPLE_1)
-    g.hands[1] = "AS 2S 3S 4S 5S 8D 9D TD KC 8H".split()  # 8H fits the knocker's 4H-7H
+    g.hands[1] = ["AS", "2S", "3S", "4S", "5S", "8D", "9D", "TD", "KC", "8H"]  # 8H fits the knocker's 4H-7H
     g.apply(0, [Knock("KH")])
     assert g.deal_results[-1]["finish"]["deadwood"] == [5, 10] and scores(g) == [30, -10]
 
@@ -129,6 +133,7 @@ def test_no_melding_before_the_draw():
     g.apply(first, [Pass()])
     g.apply(g.dealer, [Pass()])
     from protocol.messages import Meld
+
     with pytest.raises(IllegalAction) as e:
         g.apply(first, [Meld(g.hands[first][:3])])
     assert e.value.rule in ("play.before-draw",)
@@ -149,14 +154,15 @@ def test_the_winner_deals_next():
 
 
 def test_eval_reports_deadwood_best_discard_and_knock():
-    ten = Gin.evaluate("4H 5H 6H 7C 8C 9C QS QH 2D 3C".split())
+    ten = Gin.evaluate(["4H", "5H", "6H", "7C", "8C", "9C", "QS", "QH", "2D", "3C"])
     assert ten["points"] == 25 and sorted(ten["deadwood"]) == ["2D", "3C", "QH", "QS"]
-    eleven = Gin.evaluate("4S 5S 6S AC 5C 3D 6D 3H 4H 5H 6H".split())
+    eleven = Gin.evaluate(["4S", "5S", "6S", "AC", "5C", "3D", "6D", "3H", "4H", "5H", "6H"])
     assert eleven["points"] == 9 and eleven["knock"] and not eleven["gin"]
 
 
 def test_melds_then_a_knock_in_one_play_and_nothing_after_it():
     from protocol.messages import Meld
+
     g = rig(*EXAMPLE_1)
     with pytest.raises(IllegalAction) as e:
         g.apply(0, [Knock("KH"), Discard("2D")])

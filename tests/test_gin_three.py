@@ -1,11 +1,12 @@
 """Three-handed Gin (rules/gin-three.md): the worked examples, scoring against the sum of both opponents,
 the starter offer to three seats, the lay-off window, defenders in turn, and the 200-point match."""
+
 import pytest
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
-from referee.errors import IllegalAction
-from referee.melds import new_meld
-from referee.variants.gin_three import GinThree
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.variants.gin_three import GinThree
 
 KNOCKER = "AS 2S 3S 7C 8C 9C QS QH QD 9D KH"  # discarding KH leaves 9D: K = 9 (4S, 6C, TC, QC would lay off)
 
@@ -28,12 +29,16 @@ def result(g):
     return g.deal_results[-1]
 
 
-EXAMPLE_1 = (KNOCKER,
-             "5D 6D 7D 8H 9H TH JS JC JH 7S",   # B: 7S, D = 7
-             "AC 2C 3C 4C 5C AH 2H 3H KS 8S")   # C: KS 8S, D = 18
-EXAMPLE_2 = (KNOCKER,
-             "5D 6D 7D 8H 9H TH JS JC JH 3D",   # B: 3
-             "AC 2C 3C 4C 5C KS KC KD AD 3H")   # C: AD 3H, 4
+EXAMPLE_1 = (
+    KNOCKER,
+    "5D 6D 7D 8H 9H TH JS JC JH 7S",  # B: 7S, D = 7
+    "AC 2C 3C 4C 5C AH 2H 3H KS 8S",
+)  # C: KS 8S, D = 18
+EXAMPLE_2 = (
+    KNOCKER,
+    "5D 6D 7D 8H 9H TH JS JC JH 3D",  # B: 3
+    "AC 2C 3C 4C 5C KS KC KD AD 3H",
+)  # C: AD 3H, 4
 
 
 def test_worked_example_1_finisher_scores_against_the_sum():
@@ -99,18 +104,18 @@ def test_the_highest_total_above_200_wins_even_if_another_also_passed_200():
 
 
 def test_defenders_lay_off_in_turn_the_second_on_the_firsts_melds_not_the_reverse():
-    g = rig("AS 2S 3S 7C 8C 9C QS QH QD 2D KH",
-            "5D 6D 7D 4H 5H 6H JS JC JH 7S",    # 7S would fit the second's 8S-TS, but he shows after
-            "8S 9S TS KC KD KS AC 2C 3C 8D")    # 8D goes on the first's 5D-7D
+    g = rig(
+        "AS 2S 3S 7C 8C 9C QS QH QD 2D KH",
+        "5D 6D 7D 4H 5H 6H JS JC JH 7S",  # 7S would fit the second's 8S-TS, but he shows after
+        "8S 9S TS KC KD KS AC 2C 3C 8D",
+    )  # 8D goes on the first's 5D-7D
     g.apply(0, [Knock("KH")])
     assert result(g)["finish"]["deadwood"] == [2, 7, 0]
 
 
 def test_the_first_defender_shows_the_layout_that_leaves_the_second_least():
     # the first's 3H 4H 5H 4D 4C is a run or a set of fours, 28 deadwood either way; as a run it takes the 6H
-    g = rig("AS 2S 3S 7C 8C 9C QS QH QD 2D KH",
-            "3H 4H 5H 4D 4C 9D TD JD KC KD",
-            "6H 8S 9S TS 5C 5D 5S AC 2C 3C")
+    g = rig("AS 2S 3S 7C 8C 9C QS QH QD 2D KH", "3H 4H 5H 4D 4C 9D TD JD KC KD", "6H 8S 9S TS 5C 5D 5S AC 2C 3C")
     g.apply(0, [Knock("KH")])
     assert result(g)["finish"]["deadwood"] == [2, 28, 0]
 
@@ -143,7 +148,7 @@ def rig_play(hands):
     g = GinThree(3, {}, seed=3)
     g.hands = [h.split() for h in hands]
     g.table, g.melded_in = [], []
-    g.stock, g.piles = "KC KD KS QC JC JD JS QS QD KH QH JH".split(), [["2C"]]
+    g.stock, g.piles = ["KC", "KD", "KS", "QC", "JC", "JD", "JS", "QS", "QD", "KH", "QH", "JH"], [["2C"]]
     g.turn, g.phase, g.turns = 0, "draw", 0
     return g
 
@@ -157,15 +162,13 @@ def turn(g, seat, *ops):
 
 
 def test_opponents_may_add_to_a_meld_only_in_their_first_turn_after_it_was_melded():
-    g = rig_play(["5H 6H 7H 9H 2S 3S 4D 5D 6C 7C",
-                  "8H TH 2D 3D 4S 6S 8C 9C TD AD",
-                  "4H AH 3C 4C 5S 6D 7D 8D 9D 9S"])
+    g = rig_play(["5H 6H 7H 9H 2S 3S 4D 5D 6C 7C", "8H TH 2D 3D 4S 6S 8C 9C TD AD", "4H AH 3C 4C 5S 6D 7D 8D 9D 9S"])
     turn(g, 0, Meld(["5H", "6H", "7H"]))
     assert g.view(1)["layoff_open"] == [0] and g.view(2)["layoff_open"] == [0]  # both for their next turn
-    turn(g, 1, LayOff(0, ["8H"]))             # seat 1's first turn after the meld
+    turn(g, 1, LayOff(0, ["8H"]))  # seat 1's first turn after the meld
     assert g.view(2)["layoff_open"] == [0]
-    turn(g, 2)                                # seat 2 lets its window pass
-    turn(g, 0, LayOff(0, ["9H"]))             # own meld: always; this does not reopen the window
+    turn(g, 2)  # seat 2 lets its window pass
+    turn(g, 0, LayOff(0, ["9H"]))  # own meld: always; this does not reopen the window
     g.apply(1, [Draw("stock")])
     with pytest.raises(IllegalAction) as e:
         g.apply(1, [LayOff(0, ["TH"])])
@@ -185,9 +188,11 @@ def rig_window(knocker, first, second, open_):
     return g
 
 
-WINDOW = ("AS 2S 3S 4S 7C 8C 9C TC 8H 2D KH",   # discarding KH leaves 8H 2D: 2 if 8H goes on 5H-7H, else 10
-          "AC 2C 3C 4C 5C KS KC KD AD 3D",
-          "5D 6D 7D 8S 9S TS JS JD JH 9H")
+WINDOW = (
+    "AS 2S 3S 4S 7C 8C 9C TC 8H 2D KH",  # discarding KH leaves 8H 2D: 2 if 8H goes on 5H-7H, else 10
+    "AC 2C 3C 4C 5C KS KC KD AD 3D",
+    "5D 6D 7D 8S 9S TS JS JD JH 9H",
+)
 
 
 def test_the_knocker_counts_lay_offs_only_onto_melds_whose_window_is_open():
@@ -203,10 +208,12 @@ def test_the_knocker_counts_lay_offs_only_onto_melds_whose_window_is_open():
 
 
 def test_after_a_knock_defenders_add_to_every_meld_whatever_the_window():
-    g = rig_window("AS 2S 3S 4S 7C 8C 9C TC 2D 3D KH",
-                   "AC 2C 3C 4C 5C KS KC KD AD 9H",     # 9H: the 8H is not there yet when seat 1 shows
-                   "5D 6D 7D 8S 9S TS JS JD JH 8H",     # 8H goes on 5H-7H although seat 2's window has closed
-                   open_=False)
+    g = rig_window(
+        "AS 2S 3S 4S 7C 8C 9C TC 2D 3D KH",
+        "AC 2C 3C 4C 5C KS KC KD AD 9H",  # 9H: the 8H is not there yet when seat 1 shows
+        "5D 6D 7D 8S 9S TS JS JD JH 8H",  # 8H goes on 5H-7H although seat 2's window has closed
+        open_=False,
+    )
     g.apply(0, [Knock("KH")])
     assert result(g)["finish"]["deadwood"] == [5, 10, 0]
     assert result(g)["scores"] == [30, -10, 0]

@@ -1,19 +1,21 @@
 """Kaluki (rules/kalukis.md): every worked example, the restricted discard take, freed jokers and the scoring."""
+
 from collections import Counter
 
 import pytest
-
-from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
-from referee.melds import new_meld
 import rigging
 from rigging import illegal
-from referee.variants.kalukis import Kalukis
+
+from protocol.messages import Discard, Draw, Exchange, LayOff, Meld
+from referee.rules.melds import new_meld
+from referee.rules.variants.kalukis import Kalukis
 
 
 def rig(hands, table=(), stock=("9C",) * 20, discard=("4D",), opened=None, turn=0, **options):
     """A Kaluki game with one seat per hand, in a chosen position (start of seat `turn`'s turn)."""
-    return rigging.rig(Kalukis, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=1, **options)
-
+    return rigging.rig(
+        Kalukis, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, owner=1, **options
+    )
 
 
 @pytest.mark.parametrize("players,hand,stock", [(2, 15, 77), (3, 15, 62), (4, 15, 47), (5, 13, 42), (6, 11, 41)])
@@ -86,8 +88,10 @@ def test_unopened_player_takes_the_discard_into_his_opening():
 
 def test_the_taken_card_must_be_in_the_opening_not_beside_it():
     g = rig(["QH KH AH 8C 8D 8S 5S 6D", "3C 4C"], discard=("7S",))
-    assert illegal(g, 0, [Draw("discard"), Meld(["QH", "KH", "AH"]), Meld(["8C", "8D", "8S"])]) \
+    assert (
+        illegal(g, 0, [Draw("discard"), Meld(["QH", "KH", "AH"]), Meld(["8C", "8D", "8S"])])
         == "discard-take.meld-at-once"
+    )
 
 
 def test_the_taken_card_may_not_be_laid_off():
@@ -148,11 +152,11 @@ def test_freed_joker_laid_off_or_melded_in_the_same_play():
 
 
 # Derived checks: the winner's bonus
-@pytest.mark.parametrize("y_opened,options,bonus", [(True, {}, 54), (False, {}, 64),
-                                                    (True, {"per_card_scoring": True}, 5)])
+@pytest.mark.parametrize(
+    "y_opened,options,bonus", [(True, {}, 54), (False, {}, 64), (True, {"per_card_scoring": True}, 5)]
+)
 def test_winner_bonus(y_opened, options, bonus):
-    g = rig(["6H 7H 8H", "JK AS 4D", "KC"], table=["KD KS KH"], stock=("9S",), opened=[True, True, y_opened],
-            **options)
+    g = rig(["6H 7H 8H", "JK AS 4D", "KC"], table=["KD KS KH"], stock=("9S",), opened=[True, True, y_opened], **options)
     g.placed_before = [True, True, True]
     g.apply(0, [Draw("stock"), Meld(["6H", "7H", "8H"]), Discard("9S")])
     assert g.deal_results[0]["scores"] == [bonus, 0, 0]

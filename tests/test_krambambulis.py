@@ -1,21 +1,20 @@
 """Krambambuli (rules/krambambulis.md): every worked example, rearranging own melds, the opening and the scoring."""
+
 from collections import Counter
 
 import pytest
-
 import rigging
 from rigging import illegal
 
 from protocol.messages import Discard, Draw, LayOff, Meld, Rearrange, Take
-from referee.errors import IllegalAction
-from referee.variants.krambambulis import Krambambulis
+from referee.rules.errors import IllegalAction
+from referee.rules.variants.krambambulis import Krambambulis
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), opened=None, turn=0, cls=Krambambulis, **options):
     """A game with one seat per hand in a chosen position (start of seat `turn`'s turn); `table` holds
     (owner, "cards") pairs."""
     return rigging.rig(cls, hands, table=table, stock=stock, discard=discard, opened=opened, turn=turn, **options)
-
 
 
 def cards(g, i):
@@ -51,10 +50,13 @@ def test_worked_example_4_loser_penalty():
 
 # --- rearranging: Special rules 2 ------------------------------------------------------------------------
 def test_rearranging_needs_a_hand_card_in_each_new_meld():
-    g = rig(["9S KC", "3C"], table=[(0, "4C 5C 6C 7C"), (0, "4H 5H 6H 7H"), (0, "4D 5D 6D 7D")],
-            opened=(True, False))
-    ops = [Rearrange([0, 1, 2], [Meld(["4C", "5C", "6C"]), Meld(["4H", "5H", "6H"]), Meld(["4D", "5D", "6D"]),
-                                 Meld(["7C", "7H", "7D"])])]
+    g = rig(["9S KC", "3C"], table=[(0, "4C 5C 6C 7C"), (0, "4H 5H 6H 7H"), (0, "4D 5D 6D 7D")], opened=(True, False))
+    ops = [
+        Rearrange(
+            [0, 1, 2],
+            [Meld(["4C", "5C", "6C"]), Meld(["4H", "5H", "6H"]), Meld(["4D", "5D", "6D"]), Meld(["7C", "7H", "7D"])],
+        )
+    ]
     assert illegal(g, 0, ops) == "rearrange.hand-card"
 
 
@@ -93,8 +95,9 @@ def test_a_rearrangement_must_make_a_new_meld():
 
 def test_an_unopened_player_may_not_rearrange():
     g = rig(["7H 7D 9S KC", "3C"], table=[(0, "4C 5C 6C 7C")], opened=(False, False))
-    assert illegal(g, 0, [Rearrange([0], [Meld(["4C", "5C", "6C"]), Meld(["7C", "7H", "7D"])])]) \
-        == "rearrange.not-opened"
+    assert (
+        illegal(g, 0, [Rearrange([0], [Meld(["4C", "5C", "6C"]), Meld(["7C", "7H", "7D"])])]) == "rearrange.not-opened"
+    )
 
 
 def test_a_meld_made_in_the_same_play_may_be_rearranged_and_going_out_by_rearranging_wins():
@@ -137,8 +140,7 @@ def test_deck_deal_and_options():
 
 
 def test_the_match_ends_at_500():
-    g = rig(["2H 3H 4H", "KS KH KD KC QS QH QD QC JS JH"], table=[(0, "5C 5D 5S")], stock=("9S",),
-            opened=(True, True))
+    g = rig(["2H 3H 4H", "KS KH KD KC QS QH QD QC JS JH"], table=[(0, "5C 5D 5S")], stock=("9S",), opened=(True, True))
     g.placed_before = [True, True]
     g.totals = [0, 400]
     g.apply(0, [Draw("stock"), Meld(["2H", "3H", "4H"]), Discard("9S")])
@@ -150,6 +152,8 @@ def test_rearrangement_view_and_event():
     g.apply(0, [Rearrange([0], [Meld(["4C", "5C", "6C"]), Meld(["7C", "7H", "7D"])])])
     events, _ = g.events_since(1, 0)
     assert events[-1]["type"] == "rearrange" and events[-1]["new"] == [1] and events[-1]["from_hand"] == ["7D", "7H"]
-    assert [Counter(m["cards"]) for m in g.view(1)["table"]] == [Counter("4C 5C 6C".split()),
-                                                                Counter("7C 7H 7D".split())]
+    assert [Counter(m["cards"]) for m in g.view(1)["table"]] == [
+        Counter(["4C", "5C", "6C"]),
+        Counter(["7C", "7H", "7D"]),
+    ]
     assert g.decision(0).constraints["rearrange"] is True

@@ -1,8 +1,9 @@
 """Meld primitives: every ace mode, wild cards and their identities, sets of 3 to 8."""
+
 import pytest
 
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, exchange, lay_off, new_meld
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, exchange, lay_off, new_meld
 
 EITHER = MeldRules()
 LOW = MeldRules(ace_high=False)
@@ -22,9 +23,16 @@ def bad(cards, rules=EITHER, **kw):
     return e.value.rule
 
 
-@pytest.mark.parametrize("rules,low,high,around", [
-    (EITHER, True, True, False), (LOW, True, False, False), (HIGH, False, True, False),
-    (AROUND, True, True, True), (BOTH_ENDS, True, True, False)])
+@pytest.mark.parametrize(
+    "rules,low,high,around",
+    [
+        (EITHER, True, True, False),
+        (LOW, True, False, False),
+        (HIGH, False, True, False),
+        (AROUND, True, True, True),
+        (BOTH_ENDS, True, True, False),
+    ],
+)
 def test_ace_modes(rules, low, high, around):
     for cards, allowed in (("AS 2S 3S", low), ("QS KS AS", high), ("KS AS 2S", around), ("QS KS AS 2S 3S", around)):
         if allowed:

@@ -1,11 +1,12 @@
 """Oklahoma Gin (rules/oklahoma-gin.md): the knock limit set by the starter, scoring without the knock bonus,
 the three Hollywood columns of the worked example, and the end of the match when every column has closed."""
+
 import pytest
 
 from protocol.messages import Discard, Draw, Knock, Meld
-from referee.errors import IllegalAction
-from referee.melds import new_meld
-from referee.variants.oklahoma_gin import OklahomaGin
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.variants.oklahoma_gin import OklahomaGin
 
 A, B = 0, 1
 
@@ -33,15 +34,21 @@ MELDS = "AS 2S 3S 7C 8C 9C QS QH QD"  # the finisher's melds in every deal (4S, 
 
 # rules/oklahoma-gin.md, Worked examples: (finisher, starter, finisher's hand, other hand, other's table melds, ops)
 DEALS = [
-    (A, "6H", MELDS + " 4D KH", "5D 6D 7D 8D JS JC JH KC 8S 4H", (), [Knock("KH")]),          # I: 4 v 22
-    (A, "8D", MELDS + " 2D KH", "5D 6D 7D 8D JS JC JH 4H 3C AH", (), [Knock("KH")]),          # II: 2 v 8
-    (A, "JC", MELDS + " 8D KH", "3D 4D 5D 6D 7D JS JC JH KC 9H", (), [Knock("KH")]),          # III: 8 v 19
-    (A, "4D", MELDS + " 2D KH", "4D 5D 6D JS JC JH KC KD KS AH", (), [Knock("KH")]),          # IV: 2 v 1
-    (B, "7S", MELDS + " 7D KH", "3D 4D 5D 6D JS JC JH KC 5H TS", (), [Knock("KH")]),          # V: 7 v 25
-    (B, "8H", MELDS + " 4S KH", "AH AC AD 2H 2C 3H 7S", ("5D 6D 7D",),                        # VI: Oklahoma v 17
-     [Meld("AS 2S 3S 4S".split()), Meld("7C 8C 9C".split()), Meld("QS QH QD".split()), Discard("KH")]),
-    (A, "AC", MELDS + " 4S KH", "AH AC AD 2H 2C 2D 5H 5C 5D 9S", (), [Knock("KH")]),          # VII: Oklahoma v 33
-    (A, "6D", MELDS + " 6D KH", "AD 2D 3D 4D 5D JS JC JH KC 7H", (), [Knock("KH")]),          # VIII: 6 v 17
+    (A, "6H", MELDS + " 4D KH", "5D 6D 7D 8D JS JC JH KC 8S 4H", (), [Knock("KH")]),  # I: 4 v 22
+    (A, "8D", MELDS + " 2D KH", "5D 6D 7D 8D JS JC JH 4H 3C AH", (), [Knock("KH")]),  # II: 2 v 8
+    (A, "JC", MELDS + " 8D KH", "3D 4D 5D 6D 7D JS JC JH KC 9H", (), [Knock("KH")]),  # III: 8 v 19
+    (A, "4D", MELDS + " 2D KH", "4D 5D 6D JS JC JH KC KD KS AH", (), [Knock("KH")]),  # IV: 2 v 1
+    (B, "7S", MELDS + " 7D KH", "3D 4D 5D 6D JS JC JH KC 5H TS", (), [Knock("KH")]),  # V: 7 v 25
+    (
+        B,
+        "8H",
+        MELDS + " 4S KH",
+        "AH AC AD 2H 2C 3H 7S",
+        ("5D 6D 7D",),  # VI: Oklahoma v 17
+        [Meld(["AS", "2S", "3S", "4S"]), Meld(["7C", "8C", "9C"]), Meld(["QS", "QH", "QD"]), Discard("KH")],
+    ),
+    (A, "AC", MELDS + " 4S KH", "AH AC AD 2H 2C 2D 5H 5C 5D 9S", (), [Knock("KH")]),  # VII: Oklahoma v 33
+    (A, "6D", MELDS + " 6D KH", "AD 2D 3D 4D 5D JS JC JH KC 7H", (), [Knock("KH")]),  # VIII: 6 v 17
 ]
 POINTS = [(18, 0), (6, 0), (11, 0), (0, 26), (0, 18), (0, 42), (58, 0), (11, 0)]
 SHEETS = [  # (column 1, column 2, column 3), each (A, B)
@@ -86,7 +93,11 @@ def test_worked_example_column_one_closes_and_the_totals_compare_270_to_188():
     g = play_example()
     assert g.closed == (True, False, False) and not g.is_over()
     assert g.totals == [270, 188]  # 104 + 86 + 80 against 86 + 60 + 42 (Ambiguity 6)
-    assert g.view(A)["columns"] == [[104, 86], [86, 60], [80, 42]] and g.view(B)["closed_columns"] == [True, False, False]
+    assert g.view(A)["columns"] == [[104, 86], [86, 60], [80, 42]] and g.view(B)["closed_columns"] == [
+        True,
+        False,
+        False,
+    ]
 
 
 def test_worked_example_the_books_618_276_is_the_sum_of_every_running_total_written():
@@ -144,8 +155,9 @@ def test_column_bonus_goes_to_the_player_who_closes_a_column():
     assert g.sheet == ((204, 0), (86, 0), (80, 0)) and g.deal_results[-1]["scores"] == [133, 0]
 
 
-@pytest.mark.parametrize("starter,limit", [("6H", 6), ("2C", 2), ("TD", 10), ("JC", 10), ("QS", 10), ("KD", 10),
-                                           ("AS", 1)])
+@pytest.mark.parametrize(
+    "starter,limit", [("6H", 6), ("2C", 2), ("TD", 10), ("JC", 10), ("QS", 10), ("KD", 10), ("AS", 1)]
+)
 def test_the_starter_sets_the_knock_limit(starter, limit):
     g = new()
     g.starter_card = starter

@@ -1,9 +1,11 @@
 """Protocol v1: every message round-trips through the codec; malformed input is refused."""
+
 import json
 
 import msgspec
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import messages as m
 from protocol.cards import CardError, parse_card, parse_cards
@@ -12,9 +14,11 @@ cards = st.sampled_from([r + s for r in "A23456789TJQK" for s in "SHDC"] + ["JK"
 card_lists = st.lists(cards, max_size=8)
 small = st.integers(min_value=0, max_value=10_000)
 text = st.text(max_size=20)
-json_values = st.recursive(st.none() | st.booleans() | st.integers(-1000, 1000) | text,
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
-                           max_leaves=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=8,
+)
 ops = st.one_of(
     st.builds(m.Draw, st.sampled_from(["stock", "discard"]), small, small),
     st.builds(m.Meld, card_lists, st.none() | card_lists, st.sampled_from([None, "set", "run"])),
@@ -24,21 +28,46 @@ ops = st.one_of(
     st.builds(m.Exchange, small, cards),
     st.builds(m.Discard, cards, small),
     st.builds(m.Knock, st.none() | cards),
-    st.builds(m.Pass), st.builds(m.Claim, small),
+    st.builds(m.Pass),
+    st.builds(m.Claim, small),
     st.builds(m.Bid, small | text),
 )
 seconds = st.floats(0, 100, allow_nan=False)
-decisions = st.builds(m.Decision, text, text, st.none() | st.lists(ops, max_size=4), st.dictionaries(text, json_values, max_size=3))
+decisions = st.builds(
+    m.Decision, text, text, st.none() | st.lists(ops, max_size=4), st.dictionaries(text, json_values, max_size=3)
+)
 to_bot = st.one_of(
-    st.builds(m.Hello, small, text, small, small, small, st.dictionaries(text, json_values, max_size=3),
-              st.builds(m.Limits, seconds, seconds, seconds), st.none() | small),
-    st.builds(m.Request, small, decisions, st.dictionaries(text, json_values, max_size=4),
-              st.lists(st.dictionaries(text, json_values, max_size=3), max_size=3), st.builds(m.Clock, seconds, seconds)),
+    st.builds(
+        m.Hello,
+        small,
+        text,
+        small,
+        small,
+        small,
+        st.dictionaries(text, json_values, max_size=3),
+        st.builds(m.Limits, seconds, seconds, seconds),
+        st.none() | small,
+    ),
+    st.builds(
+        m.Request,
+        small,
+        decisions,
+        st.dictionaries(text, json_values, max_size=4),
+        st.lists(st.dictionaries(text, json_values, max_size=3), max_size=3),
+        st.builds(m.Clock, seconds, seconds),
+    ),
     st.builds(m.Rejected, small, text, text, small),
-    st.builds(m.DealOver, small, st.lists(seconds, max_size=6), st.lists(seconds, max_size=6), st.none() | small,
-              st.lists(card_lists, max_size=3)),
-    st.builds(m.MatchOver, st.lists(seconds, max_size=6), st.lists(small, max_size=6),
-              st.lists(st.none() | text, max_size=6)),
+    st.builds(
+        m.DealOver,
+        small,
+        st.lists(seconds, max_size=6),
+        st.lists(seconds, max_size=6),
+        st.none() | small,
+        st.lists(card_lists, max_size=3),
+    ),
+    st.builds(
+        m.MatchOver, st.lists(seconds, max_size=6), st.lists(small, max_size=6), st.lists(st.none() | text, max_size=6)
+    ),
     st.builds(m.Shutdown, text),
 )
 from_bot = st.one_of(st.builds(m.Ready, text, text, small), st.builds(m.Play, small, st.lists(ops, max_size=5)))
@@ -71,12 +100,33 @@ def test_malformed_lines_raise(line):
 
 def test_schema_covers_every_message():
     schema = json.dumps(m.json_schema())
-    for name in ("Hello", "Request", "Rejected", "DealOver", "MatchOver", "Shutdown", "Ready", "Play",
-                 "Draw", "Meld", "LayOff", "Take", "Rearrange", "Exchange", "Discard", "Knock", "Pass", "Claim", "Bid"):
+    for name in (
+        "Hello",
+        "Request",
+        "Rejected",
+        "DealOver",
+        "MatchOver",
+        "Shutdown",
+        "Ready",
+        "Play",
+        "Draw",
+        "Meld",
+        "LayOff",
+        "Take",
+        "Rearrange",
+        "Exchange",
+        "Discard",
+        "Knock",
+        "Pass",
+        "Claim",
+        "Bid",
+    ):
         assert f'"{name}"' in schema
 
 
-@pytest.mark.parametrize("text,code", [("7h", "7H"), ("10d", "TD"), ("TD", "TD"), ("as", "AS"), ("jk", "JK"), (" Qc ", "QC")])
+@pytest.mark.parametrize(
+    "text,code", [("7h", "7H"), ("10d", "TD"), ("TD", "TD"), ("as", "AS"), ("jk", "JK"), (" Qc ", "QC")]
+)
 def test_card_notation(text, code):
     assert parse_card(text) == code
 

@@ -1,4 +1,5 @@
 """Reports: every format shows every entrant; CSV and JSON read back; HTML renders in a browser."""
+
 import csv
 import html
 import io
@@ -29,12 +30,21 @@ def st():
                 seated = [NAMES[combo[(s + r) % 3]] for s in range(3)]
                 # Entrants listed earlier rank higher, except that seat 0 of deal set 1 is a
                 # lucky hand that wins whoever holds it.
-                key = [NAMES.index(n) - (5 if d == 1 and s == 0 else 0)
-                       for s, n in enumerate(seated)]
-                seats = [SeatResult(n, s, score=10 - key[s], rank=1 + sorted(key).index(key[s]),
-                                    fault="timeout" if n == "delta" and r == 0 else None,
-                                    decisions=12, wall_mean=0.004, wall_p95=0.01, wall_max=0.02)
-                         for s, n in enumerate(seated)]
+                key = [NAMES.index(n) - (5 if d == 1 and s == 0 else 0) for s, n in enumerate(seated)]
+                seats = [
+                    SeatResult(
+                        n,
+                        s,
+                        score=10 - key[s],
+                        rank=1 + sorted(key).index(key[s]),
+                        fault="timeout" if n == "delta" and r == 0 else None,
+                        decisions=12,
+                        wall_mean=0.004,
+                        wall_p95=0.01,
+                        wall_max=0.02,
+                    )
+                    for s, n in enumerate(seated)
+                ]
                 games.append(GameResult(f"t{t}-d{d}-r{r}", t, d, r, d, 2, seats))
     return standings(games, NAMES)
 
@@ -77,15 +87,15 @@ def test_json_has_required_fields(st):
         assert {"name", "games", "match_points", "mean_score", "rating", "faults"} <= set(e)
         assert {"mu", "sigma"} <= set(e["rating"])
     faults = {e["name"]: e["faults"] for e in data["entrants"]}
-    assert faults["delta"] == {"timeout": 9} and faults["alpha"] == {}   # 3 tables x 3 deal sets
-    assert len(data["head_to_head"]) == 12          # every ordered pair of 4 entrants met
+    assert faults["delta"] == {"timeout": 9} and faults["alpha"] == {}  # 3 tables x 3 deal sets
+    assert len(data["head_to_head"]) == 12  # every ordered pair of 4 entrants met
     assert data["duplicate"]["units"] == 12
 
 
 def test_html_is_self_contained_and_escaped(st):
     page = render(st, "html", title="cup <2025>")
     assert "<title>cup &lt;2025&gt;</title>" in page
-    assert "bravo <b>" not in page                 # raw markup from a name never reaches the page
+    assert "bravo <b>" not in page  # raw markup from a name never reaches the page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "<link" not in page and "<script" not in page
     assert page.count('class="mu-line"') == len(NAMES)
@@ -103,10 +113,24 @@ def test_html_renders_in_headless_chromium(st, tmp_path):
     page.write_text(render(st, "html"), encoding="utf-8")
     with tempfile.TemporaryDirectory() as profile:
         dom = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-background-networking", "--no-first-run", "--disable-component-update",
-             "--disable-sync", f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
-            capture_output=True, text=True, timeout=60, check=True).stdout
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
     svg = re.search(r"<svg.*?</svg>", dom, re.S)
     assert svg, "the rating plot is missing from the rendered page"
     groups = re.findall(r"<g data-entrant=.*?</g>", svg.group(0), re.S)

@@ -1,15 +1,16 @@
 """Robbers' Rummy (rules/robbers.md): every worked example, the tied discard take, the 40-point opening with
 lay-offs and robbed cards, robbing, joker exchange and the scoring."""
+
 from collections import Counter
 
 import pytest
-
-from protocol.messages import Discard, Draw, Exchange, LayOff, Meld, Rearrange, Take
-from referee.errors import IllegalAction
-from referee.melds import new_meld
-from referee.variants.robbers import Robbers
 from test_krambambulis import cards, illegal
 from test_krambambulis import rig as krig
+
+from protocol.messages import Discard, Draw, Exchange, LayOff, Meld, Rearrange, Take
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.variants.robbers import Robbers
 
 
 def rig(hands, table=(), opened=None, **kw):
@@ -33,7 +34,7 @@ def test_worked_example_2_a_robbed_meld_under_three_cards_goes_back_to_its_owner
     with pytest.raises(IllegalAction) as e:
         g.apply(0, rob)
     assert e.value.rule == "initial-meld.minimum" and "make 18" in str(e.value)  # at least 22 more needed
-    g.apply(0, rob + [Meld(["QS", "KS", "AS"])])     # 18 + 31 = 49
+    g.apply(0, rob + [Meld(["QS", "KS", "AS"])])  # 18 + 31 = 49
     assert g.opened[0] and sorted(g.hands[1]) == ["2C", "7C", "7H"]
     assert g.view(1)["table"][0] == {"id": 0, "owner": 1, "kind": "empty", "cards": [], "identities": []}
 
@@ -100,7 +101,7 @@ def test_a_card_laid_off_and_robbed_back_counts_once():
     g.apply(0, [Draw("stock")])
     ops = [LayOff(0, ["KH"]), Take(0, ["KH"]), Meld(["KH", "KD", "KS"])]
     assert illegal(g, 0, ops) == "initial-meld.minimum"  # 30, not 40
-    g.apply(0, ops + [Meld(["3C", "4C", "5C"])])          # 30 + 12
+    g.apply(0, ops + [Meld(["3C", "4C", "5C"])])  # 30 + 12
     assert g.opened[0] and cards(g, 0) == "TH JH QH"
 
 
@@ -109,7 +110,7 @@ def test_a_card_returned_to_the_owner_counts_nothing():
     g.apply(0, [Draw("stock")])
     ops = [LayOff(0, ["KH"]), Take(0, ["TH", "JH"]), Meld(["9H", "TH", "JH"])]  # QH KH go back to seat 1
     assert illegal(g, 0, ops + [Meld(["AS", "2S", "3S", "4S"])]) == "initial-meld.minimum"  # 29 + 10
-    g.apply(0, ops + [Meld(["AS", "2S", "3S", "4S", "5S"])])                              # 29 + 15
+    g.apply(0, ops + [Meld(["AS", "2S", "3S", "4S", "5S"])])  # 29 + 15
     assert sorted(g.hands[1]) == ["2C", "KH", "QH"] and g.table[0].kind == "empty"
 
 
@@ -123,8 +124,7 @@ def test_going_out_below_40_may_lay_off_and_rob():
 def test_hand_out_needs_40_option():
     g = rig(["2H 3H 4H 5C 5D 5S", "JK AC"], stock=("9S",), opened=(False, True), hand_out_needs_40=True)
     g.apply(0, [Draw("stock")])
-    assert illegal(g, 0, [Meld(["2H", "3H", "4H"]), Meld(["5C", "5D", "5S"]), Discard("9S")]) \
-        == "initial-meld.minimum"
+    assert illegal(g, 0, [Meld(["2H", "3H", "4H"]), Meld(["5C", "5D", "5S"]), Discard("9S")]) == "initial-meld.minimum"
 
 
 # --- robbing: Special rules 4, Ambiguities 3-5, 17 ------------------------------------------------------------
@@ -144,33 +144,35 @@ def test_own_melds_are_not_robbed():
 def test_robbed_cards_must_go_into_new_melds():
     g = rig(["QS KS AS 2H 3H 4H 8C", "2C"], table=[(1, "7D 7C 7H 7S"), (1, "4D 5D 6D")], opened=(False, True))
     assert illegal(g, 0, [Take(0, ["7D"]), Meld(["QS", "KS", "AS"]), Meld(["2H", "3H", "4H"])]) == "rob.unplaced"
-    assert illegal(g, 0, [Take(0, ["7D"]), Meld(["QS", "KS", "AS"]), Meld(["2H", "3H", "4H"]),
-                          LayOff(1, ["7D"])]) == "rob.unplaced"
+    assert (
+        illegal(g, 0, [Take(0, ["7D"]), Meld(["QS", "KS", "AS"]), Meld(["2H", "3H", "4H"]), LayOff(1, ["7D"])])
+        == "rob.unplaced"
+    )
 
 
 def test_a_meld_of_robbed_cards_alone_is_illegal():
-    g = rig(["QS KS AS 8C", "2C"], table=[(1, "7D 8D 9D TD"), (1, "7C 8C 9C TC"), (1, "7H 8H 9H TH")],
-            opened=(False, True))
+    g = rig(
+        ["QS KS AS 8C", "2C"], table=[(1, "7D 8D 9D TD"), (1, "7C 8C 9C TC"), (1, "7H 8H 9H TH")], opened=(False, True)
+    )
     ops = [Take(0, ["7D"]), Take(1, ["7C"]), Take(2, ["7H"]), Meld(["7D", "7C", "7H"]), Meld(["QS", "KS", "AS"])]
     assert illegal(g, 0, ops) == "rob.hand-card"
 
 
 def test_a_remainder_of_jokers_alone_is_illegal():
-    meld = new_meld("5H 6H JK JK JK".split(), Robbers.meld_rules, owner=1)
+    meld = new_meld(["5H", "6H", "JK", "JK", "JK"], Robbers.meld_rules, owner=1)
     g = rig(["7H QS KS AS 8C", "2C"], table=[meld], opened=(False, True))
-    assert illegal(g, 0, [Take(0, ["5H", "6H"]), Meld(["5H", "6H", "7H"]), Meld(["QS", "KS", "AS"])]) \
-        == "rob.remainder"
+    assert illegal(g, 0, [Take(0, ["5H", "6H"]), Meld(["5H", "6H", "7H"]), Meld(["QS", "KS", "AS"])]) == "rob.remainder"
 
 
 def test_a_robbed_joker_gets_a_new_identity():
-    meld = new_meld("5H 6H 7H JK".split(), Robbers.meld_rules, owner=1)  # the joker stands for 8H
+    meld = new_meld(["5H", "6H", "7H", "JK"], Robbers.meld_rules, owner=1)  # the joker stands for 8H
     g = rig(["QS QD KS KD KC 8C", "2C"], table=[meld], opened=(False, True))
     g.apply(0, [Take(0, ["JK"]), Meld(["QS", "QD", "JK"], ["QC"]), Meld(["KS", "KD", "KC"])])  # 30 + 30
     assert cards(g, 0) == "5H 6H 7H" and g.table[1].ids[g.table[1].cards.index("JK")] == "QC"
 
 
 def test_a_rob_that_leaves_two_cards_of_a_joker_meld_returns_the_joker():
-    meld = new_meld("5H 6H JK".split(), Robbers.meld_rules, owner=1)
+    meld = new_meld(["5H", "6H", "JK"], Robbers.meld_rules, owner=1)
     g = rig(["3H 4H QS KS AS 8C", "2C"], table=[meld], opened=(False, True))
     g.apply(0, [Take(0, ["5H"]), Meld(["3H", "4H", "5H"]), Meld(["QS", "KS", "AS"])])  # 12 + 31
     assert sorted(g.hands[1]) == ["2C", "6H", "JK"] and g.table[0].kind == "empty"
@@ -185,7 +187,7 @@ def test_emptied_melds_cannot_be_laid_off_on():
 
 # --- joker exchange and rearranging after opening: Special rules 3, 5 -----------------------------------------
 def test_joker_exchange_needs_the_40_reached():
-    meld = new_meld("KS QS JK TS 9S".split(), Robbers.meld_rules, owner=1, identities=["JS"])
+    meld = new_meld(["KS", "QS", "JK", "TS", "9S"], Robbers.meld_rules, owner=1, identities=["JS"])
     g = rig(["JS QH KH AH 2C 3C 4C 8D", "2C"], table=[meld], opened=(False, True))
     assert illegal(g, 0, [Exchange(0, "JS")]) == "initial-meld.first"
     g.apply(0, [Meld(["QH", "KH", "AH"]), Meld(["2C", "3C", "4C"]), Exchange(0, "JS")])  # 31 + 9
@@ -224,7 +226,7 @@ def test_a_rejected_rob_gives_nothing_back_and_takes_nothing():
 
 
 def test_a_rearranged_meld_keeps_the_joker_that_still_fits():
-    meld = new_meld("5H 6H 7H JK JK".split(), Robbers.meld_rules, owner=0)  # the jokers stand for 8H and 9H
+    meld = new_meld(["5H", "6H", "7H", "JK", "JK"], Robbers.meld_rules, owner=0)  # the jokers stand for 8H and 9H
     g = rig(["QS QD 3C", "2C"], table=[meld], opened=(True, True))
     g.apply(0, [Rearrange([0], [Meld(["5H", "6H", "7H", "JK"]), Meld(["JK", "QS", "QD"], ["QC"])])])
     assert g.table[0].ids == ("5H", "6H", "7H", "8H") and "QC" in g.table[1].ids

@@ -1,4 +1,5 @@
 """The bot process runner, driven with real subprocess bots (sample_bots/bad)."""
+
 import json
 import os
 import shutil
@@ -18,8 +19,16 @@ from referee.runner import BotFault, BotProcess, Limits, bot_group, decode_reply
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parent.parent
-HELLO = {"type": "hello", "protocol": 1, "variant": "classic", "rules_version": 1, "seat": 0,
-         "players": 2, "options": {}, "limits": {"move_time": 0.2, "bank": 1.0, "startup_time": 5}}
+HELLO = {
+    "type": "hello",
+    "protocol": 1,
+    "variant": "classic",
+    "rules_version": 1,
+    "seat": 0,
+    "players": 2,
+    "options": {},
+    "limits": {"move_time": 0.2, "bank": 1.0, "startup_time": 5},
+}
 
 
 def bad(name: str) -> list[str]:
@@ -32,9 +41,16 @@ def line(msg: dict) -> bytes:
 
 def request(n: int) -> bytes:
     options = [{"op": "draw", "source": "stock"}, {"op": "draw", "source": "discard"}]
-    return line({"type": "request", "id": n, "decision": {"kind": "draw", "options": options},
-                 "view": {"hand": ["AS", "2S"]}, "events": [],
-                 "clock": {"move_time": 0.2, "bank": 1.0}})
+    return line(
+        {
+            "type": "request",
+            "id": n,
+            "decision": {"kind": "draw", "options": options},
+            "view": {"hand": ["AS", "2S"]},
+            "events": [],
+            "clock": {"move_time": 0.2, "bank": 1.0},
+        }
+    )
 
 
 def _state(pid: int) -> tuple[str, int] | None:
@@ -261,8 +277,9 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
                 await trio.sleep_forever()
         trio.run(main)
     """)
-    with subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL) as referee:
+    with subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as referee:
         try:
             pgids = [int(referee.stdout.readline()) for _ in range(3)]
             assert all(_wait_until(lambda: _group_size(p) == 2, 5) for p in pgids)  # bot + child
@@ -301,8 +318,12 @@ async def test_cpu_time_counts_the_process_tree():
 
 def test_decode_reply_names_the_fault():
     assert decode_reply(b'{"type":"ready","name":"x"}').name == "x"
-    for raw, kind in [(b"not json", "malformed"), (b'{"type":"banana"}', "unknown_message"),
-                      (b'{"type":"play","id":"x","ops":[]}', "malformed"), (b"[1]", "malformed")]:
+    for raw, kind in [
+        (b"not json", "malformed"),
+        (b'{"type":"banana"}', "unknown_message"),
+        (b'{"type":"play","id":"x","ops":[]}', "malformed"),
+        (b"[1]", "malformed"),
+    ]:
         with pytest.raises(BotFault) as fault:
             decode_reply(raw)
         assert fault.value.kind == kind, raw
@@ -317,8 +338,10 @@ async def test_silent_bot_fails_startup():
 
 
 async def test_memory_limit_applies():
-    hog = "import resource; print(resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20, flush=True)\n" \
-          "x = bytearray(300 << 20)"
+    hog = (
+        "import resource; print(resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20, flush=True)\n"
+        "x = bytearray(300 << 20)"
+    )
     async with bot_group() as group:
         bot = await group.start([sys.executable, "-c", hog], Limits(memory_mb=200))
         assert await bot.receive_line() == b"200"
@@ -327,13 +350,15 @@ async def test_memory_limit_applies():
     assert fault.value.kind == "crash" and "MemoryError" in fault.value.detail
 
 
-@pytest.mark.parametrize("name, rounds, check", [
-    ("garbage", 4, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind == "malformed"),
-    ("unknown", 1, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind
-     == "unknown_message"),
-    ("stale", 1, lambda raw: decode_reply(raw).id == 0),
-    ("illegal", 4, lambda raw: decode_reply(raw).ops[0].card not in ("AS", "2S")),
-])
+@pytest.mark.parametrize(
+    "name, rounds, check",
+    [
+        ("garbage", 4, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind == "malformed"),
+        ("unknown", 1, lambda raw: pytest.raises(BotFault, decode_reply, raw).value.kind == "unknown_message"),
+        ("stale", 1, lambda raw: decode_reply(raw).id == 0),
+        ("illegal", 4, lambda raw: decode_reply(raw).ops[0].card not in ("AS", "2S")),
+    ],
+)
 async def test_misbehaving_bots_misbehave_as_documented(name, rounds, check):
     async with bot_group() as group:
         bot = await group.start(bad(name), Limits(), cwd=ROOT)

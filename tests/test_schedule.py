@@ -1,8 +1,10 @@
 """Schedules: fair seats, duplicate decks under every rotation, order-independent unique seeds."""
+
 import random
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tournaments.schedule import game_seed, games, gauntlet, round_robin
 

@@ -1,4 +1,5 @@
 """Best-split solver: known hands, every ace mode, wild cards, multi-pack duplicates, and an exhaustive cross-check."""
+
 import random
 from collections import Counter
 from functools import cache
@@ -9,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import RANKS, SUITS
-from referee.cards import deck, rank
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, new_meld
-from referee.solver import best_discard, best_split, candidate_melds
+from referee.rules.cards import deck, rank
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, new_meld
+from referee.rules.solver import best_discard, best_split, candidate_melds
 
 GIN = MeldRules(ace_low=True, ace_high=False, wilds=frozenset())  # rules/gin.md, Valid combinations
-CLASSIC = MeldRules()                                              # rules/classic.md, Valid combinations
+CLASSIC = MeldRules()  # rules/classic.md, Valid combinations
 HIGH = MeldRules(ace_low=False)
 NO_ACE_RUNS = MeldRules(ace_low=False, ace_high=False)
 AROUND = MeldRules(wrap=True)
@@ -51,6 +52,7 @@ def wild_ids(meld, rules) -> list[str]:
 
 
 # --- known hands -------------------------------------------------------------------------------------------
+
 
 def test_gin_eleven_cards_best_discard_leaves_nine():
     hand = cards("4S 5S 6S AC 5C 3D 6D 3H 4H 5H 6H")
@@ -109,13 +111,23 @@ def test_empty_hand():
 
 # --- ace modes ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rules,low,high,around", [
-    (GIN, True, False, False), (HIGH, False, True, False), (CLASSIC, True, True, False),
-    (NO_ACE_RUNS, False, False, False), (AROUND, True, True, True)], ids=["low", "high", "either", "no-ace", "around"])
+
+@pytest.mark.parametrize(
+    "rules,low,high,around",
+    [
+        (GIN, True, False, False),
+        (HIGH, False, True, False),
+        (CLASSIC, True, True, False),
+        (NO_ACE_RUNS, False, False, False),
+        (AROUND, True, True, True),
+    ],
+    ids=["low", "high", "either", "no-ace", "around"],
+)
 def test_ace_modes(rules, low, high, around):
     for hand, melded in (("AS 2S 3S", low), ("QS KS AS", high), ("KS AS 2S", around)):
-        assert best_split(cards(hand), rules, classic_value).deadwood == ([] if melded else
-                                                                           sorted(cards(hand), key=rank))
+        assert best_split(cards(hand), rules, classic_value).deadwood == (
+            [] if melded else sorted(cards(hand), key=rank)
+        )
 
 
 def test_ace_either_end_but_not_both_in_one_run():
@@ -125,11 +137,22 @@ def test_ace_either_end_but_not_both_in_one_run():
     assert best_split(cards("QS KS AS 2S 3S"), AROUND, classic_value).points == 0
 
 
-@pytest.mark.parametrize("rules,missing,longest,with_joker", [
-    (GIN, "", 13, 13), (HIGH, "", 13, 13), (NO_ACE_RUNS, "", 12, 12), (CLASSIC, "", 13, 13), (AROUND, "", 13, 13),
-    (MeldRules(wrap=True, ace_low=False, ace_high=False), "", 12, 12),  # all 13 ranks need an ace mode
-    (CLASSIC, "7", 7, 13), (AROUND, "7", 12, 13), (GIN, "7", 6, 13), (NO_ACE_RUNS, "27", 6, 11)],
-    ids=["low", "high", "no-ace", "either", "around", "around-no-ace", "either-7", "around-7", "low-7", "no-ace-27"])
+@pytest.mark.parametrize(
+    "rules,missing,longest,with_joker",
+    [
+        (GIN, "", 13, 13),
+        (HIGH, "", 13, 13),
+        (NO_ACE_RUNS, "", 12, 12),
+        (CLASSIC, "", 13, 13),
+        (AROUND, "", 13, 13),
+        (MeldRules(wrap=True, ace_low=False, ace_high=False), "", 12, 12),  # all 13 ranks need an ace mode
+        (CLASSIC, "7", 7, 13),
+        (AROUND, "7", 12, 13),
+        (GIN, "7", 6, 13),
+        (NO_ACE_RUNS, "27", 6, 11),
+    ],
+    ids=["low", "high", "no-ace", "either", "around", "around-no-ace", "either-7", "around-7", "low-7", "no-ace-27"],
+)
 def test_longest_run_of_one_suit(rules, missing, longest, with_joker):
     suit = [r + "H" for r in RANKS if r not in missing]
     assert max(len(m.cards) for m in candidate_melds(suit, rules)) == longest
@@ -148,6 +171,7 @@ def test_ace_at_both_ends_only_with_that_option():
 
 
 # --- wild cards --------------------------------------------------------------------------------------------
+
 
 def test_joker_fills_a_gap():
     split = best_split(cards("5H JK 7H"), CLASSIC, classic_value)
@@ -192,6 +216,7 @@ def test_two_wild_kinds_the_dearer_one_is_melded():
 
 # --- multi-pack duplicates and big sets ---------------------------------------------------------------------
 
+
 def test_duplicate_card_is_used_once_per_meld():
     assert best_split(cards("7H 7H 8H 9H"), CLASSIC, classic_value).deadwood == ["7H"]
     assert best_split(cards("5H 5H 6H 6H 7H 7H"), CLASSIC, classic_value).points == 0
@@ -218,6 +243,7 @@ def test_sets_stop_at_set_max_and_max_copies():
 
 # --- candidate melds ---------------------------------------------------------------------------------------
 
+
 def test_candidate_melds_of_a_gin_hand():
     found = {m.cards for m in candidate_melds(cards("4S 5S 6S 7S 5H 5C KD"), GIN)}
     assert found == {("4S", "5S", "6S"), ("5S", "6S", "7S"), ("4S", "5S", "6S", "7S"), ("5S", "5H", "5C")}
@@ -232,6 +258,7 @@ def test_candidate_melds_give_identities_new_meld_accepts():
 
 
 # --- exhaustive cross-check --------------------------------------------------------------------------------
+
 
 def identity_options(kind: str, naturals: list[str], n_wild: int):
     """Every identity list a brute force could give the wild cards of a run or a set."""
@@ -265,8 +292,12 @@ def is_meld(key: tuple[str, ...], rules: MeldRules) -> bool:
 def brute_force(hand: list[str], rules: MeldRules, value) -> tuple[tuple[int, int], set]:
     """(least (points, cards left), every meld multiset) by trying every partition of the hand."""
     n = len(hand)
-    melds = [sum(1 << i for i in idx) for k in range(rules.min_size, n + 1) for idx in combinations(range(n), k)
-             if is_meld(tuple(sorted(hand[i] for i in idx)), rules)]
+    melds = [
+        sum(1 << i for i in idx)
+        for k in range(rules.min_size, n + 1)
+        for idx in combinations(range(n), k)
+        if is_meld(tuple(sorted(hand[i] for i in idx)), rules)
+    ]
 
     @cache
     def best(rest: int) -> tuple[int, int]:
@@ -307,7 +338,8 @@ def draws(pool: list[str], lo: int, hi: int):
     if not pool:
         return st.just([])
     return st.lists(st.integers(0, len(pool) - 1), unique=True, min_size=lo, max_size=hi).map(
-        lambda ix: [pool[i] for i in ix])
+        lambda ix: [pool[i] for i in ix]
+    )
 
 
 @pytest.mark.parametrize("name", CROSS_CHECKS)
@@ -330,16 +362,16 @@ def test_best_discard_matches_every_discard_tried(hand):
     rest = list(hand)
     rest.remove(card)
     assert split == best_split(rest, GIN, gin_value)
-    assert split.points == min(best_split(hand[:i] + hand[i + 1:], GIN, gin_value).points for i in range(len(hand)))
+    assert split.points == min(best_split(hand[:i] + hand[i + 1 :], GIN, gin_value).points for i in range(len(hand)))
 
 
 def test_sure_deadwood_is_a_sound_and_tight_bound():
     """The cheap pre-check of knock options never calls a meldable card dead (and in gin misses none)."""
     import random as _random
 
-    from referee.cards import deck as _deck
-    from referee.deadwood import sure_deadwood
-    from referee.variants.gin import GIN_MELDS
+    from referee.rules.cards import deck as _deck
+    from referee.rules.deadwood import sure_deadwood
+    from referee.rules.variants.gin import GIN_MELDS
 
     rng = _random.Random(7)
     for _ in range(500):

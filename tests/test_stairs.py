@@ -1,17 +1,19 @@
 """Staircase Rummy (rules/stairs.md): the worked examples, the deep draw, scoring at the moment of melding."""
-import pytest
 
-from protocol.messages import Discard, Draw, LayOff, Meld
-from referee.melds import new_meld
+import pytest
 import rigging
 from rigging import illegal
-from referee.variants.stairs import Stairs
+
+from protocol.messages import Discard, Draw, LayOff, Meld
+from referee.rules.melds import new_meld
+from referee.rules.variants.stairs import Stairs
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), turn=0, placed=None, **options):
     """A Stairs game with one hand per string, in a chosen position (start of seat `turn`'s turn)."""
-    return rigging.rig(Stairs, hands, table=table, stock=stock, discard=discard, turn=turn, placed=placed, owner=1, **options)
-
+    return rigging.rig(
+        Stairs, hands, table=table, stock=stock, discard=discard, turn=turn, placed=placed, owner=1, **options
+    )
 
 
 # Worked example 1: the third card from the top, taken with the two above it
@@ -74,11 +76,24 @@ def test_cards_taken_in_a_deep_draw_may_not_be_discarded_unless_nothing_else_is_
 
 # Worked example 2: melds 6-6-6 and Q-K-A-2-3, lay-offs J, 10, 7: 18 + 30 + 27 = 75
 def test_immediate_scoring_of_melds_and_layoffs():
-    g = rig(["6H 6D 6C QD KD AD 2D 3D JH TC 7S 8S", "3C 4C 5C"],
-            table=["8H 9H TH", "JC QC KC", "4S 5S 6S"], stock=("9S", "3H", "4H"))
+    g = rig(
+        ["6H 6D 6C QD KD AD 2D 3D JH TC 7S 8S", "3C 4C 5C"],
+        table=["8H 9H TH", "JC QC KC", "4S 5S 6S"],
+        stock=("9S", "3H", "4H"),
+    )
     g.totals = [120, 0]
-    g.apply(0, [Draw("stock"), Meld(["6H", "6D", "6C"]), Meld(["QD", "KD", "AD", "2D", "3D"]),
-                LayOff(0, ["JH"]), LayOff(1, ["TC"]), LayOff(2, ["7S"]), Discard("4H")])
+    g.apply(
+        0,
+        [
+            Draw("stock"),
+            Meld(["6H", "6D", "6C"]),
+            Meld(["QD", "KD", "AD", "2D", "3D"]),
+            LayOff(0, ["JH"]),
+            LayOff(1, ["TC"]),
+            LayOff(2, ["7S"]),
+            Discard("4H"),
+        ],
+    )
     assert g.view(1)["deal_points"] == [75, 0]
     g.apply(1, [Draw("stock"), Discard("3C")])
     g.apply(0, [Draw("stock"), LayOff(2, ["8S", "9S"])])  # Worked example 3: the last cards laid off, no discard
@@ -86,8 +101,16 @@ def test_immediate_scoring_of_melds_and_layoffs():
     assert g.totals[0] == 120 + 75 + 17 + (4 + 5 + 3)  # plus the bonus: the cards left in the opponent's hand
 
 
-@pytest.mark.parametrize("cards,points", [("AS AH AD", 45), ("QH KH AH", 30), ("AH 2H 3H", 6),
-                                          ("KH AH 2H", 17), ("JC QC KC AC 2C 3C", 10 + 10 + 10 + 5 + 2 + 3)])
+@pytest.mark.parametrize(
+    "cards,points",
+    [
+        ("AS AH AD", 45),
+        ("QH KH AH", 30),
+        ("AH 2H 3H", 6),
+        ("KH AH 2H", 17),
+        ("JC QC KC AC 2C 3C", 10 + 10 + 10 + 5 + 2 + 3),
+    ],
+)
 def test_meld_values_with_the_ace_by_position(cards, points):
     g = rig(["3C", "4C"])
     assert g.meld_points(new_meld(cards.split(), g.meld_rules)) == points

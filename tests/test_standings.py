@@ -1,4 +1,5 @@
 """Standings: match points, wins, head-to-head, faults, timing, ratings and duplicate luck."""
+
 import random
 
 import pytest
@@ -9,24 +10,27 @@ from tournaments.standings import standings, wilson_interval
 
 def game(table: int, deal_set: int, rotation: int, *seats: tuple, deals: int = 1) -> GameResult:
     """A finished game from (entrant, rank[, score[, fault]]) tuples in seat order."""
-    results = [SeatResult(entrant=s[0], seat=i, rank=s[1],
-                          score=s[2] if len(s) > 2 else 0.0,
-                          fault=s[3] if len(s) > 3 else None)
-               for i, s in enumerate(seats)]
-    return GameResult(f"t{table}-d{deal_set}-r{rotation}", table, deal_set, rotation,
-                      seed=deal_set, deals=deals, seats=results)
+    results = [
+        SeatResult(
+            entrant=s[0], seat=i, rank=s[1], score=s[2] if len(s) > 2 else 0.0, fault=s[3] if len(s) > 3 else None
+        )
+        for i, s in enumerate(seats)
+    ]
+    return GameResult(
+        f"t{table}-d{deal_set}-r{rotation}", table, deal_set, rotation, seed=deal_set, deals=deals, seats=results
+    )
 
 
 def test_match_points_wins_and_ties():
     games = [
         game(0, 0, 0, ("a", 1, 30), ("b", 2, 20), ("c", 3, 10)),
-        game(0, 0, 1, ("b", 1, 25), ("c", 1, 25), ("a", 3, 0)),   # b and c share first
+        game(0, 0, 1, ("b", 1, 25), ("c", 1, 25), ("a", 3, 0)),  # b and c share first
     ]
     st = standings(games, ["a", "b", "c"])
     a, b, c = st.row("a"), st.row("b"), st.row("c")
     assert (a.match_points, b.match_points, c.match_points) == (2.0, 2.5, 1.5)
     assert b.match_points_per_game == 1.25
-    assert (a.wins, b.wins, c.wins) == (1, 1, 1)          # a shared first place is a win
+    assert (a.wins, b.wins, c.wins) == (1, 1, 1)  # a shared first place is a win
     assert a.win_rate == 0.5
     assert a.mean_score == 15.0 and c.mean_score == 17.5
     assert all(r.games == 2 for r in st.entrants)
@@ -95,11 +99,9 @@ def three_player_games(n: int, seed: int, strong: str | None = "a") -> list[Game
     games = []
     for i in range(n):
         names = ["a", "b", "c"]
-        order = ([strong] + rng.sample([x for x in names if x != strong], 2)
-                 if strong else rng.sample(names, 3))
-        seated = names[i % 3:] + names[:i % 3]
-        games.append(game(0, i // 3, i % 3, *[(x, order.index(x) + 1, 10 - order.index(x))
-                                            for x in seated]))
+        order = [strong] + rng.sample([x for x in names if x != strong], 2) if strong else rng.sample(names, 3)
+        seated = names[i % 3 :] + names[: i % 3]
+        games.append(game(0, i // 3, i % 3, *[(x, order.index(x) + 1, 10 - order.index(x)) for x in seated]))
     return games
 
 

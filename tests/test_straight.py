@@ -1,9 +1,10 @@
 """Straight Rummy (rules/straight.md): every worked example, whole-hand rummy, the interruption round, multipliers."""
+
 import pytest
+from rigging import illegal
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
-from referee.variants.straight import Straight
-from rigging import illegal
+from referee.rules.variants.straight import Straight
 
 
 def rig(hands, stock=(), discard=("9D",), turn=0, turns=None, cls=Straight, **options):
@@ -29,14 +30,13 @@ def scores(g):
 # --- worked examples ---------------------------------------------------------------------------
 def test_worked_example_1_after_the_interruption_the_lowest_wins_the_difference():
     # D (seat 3) plays the last normal turn: the stock is then down to 4 = N and A (seat 0) interrupts
-    g = rig(["5S 6S 7S 3D", "8H 8S 8D 5C", "9C TC JC", "4C 2C QH QS QD"],
-            stock=["QC", "2S", "2H", "AC", "KC"], turn=3)
+    g = rig(["5S 6S 7S 3D", "8H 8S 8D 5C", "9C TC JC", "4C 2C QH QS QD"], stock=["QC", "2S", "2H", "AC", "KC"], turn=3)
     g.apply(3, [Draw("stock"), Discard("KC")])
     assert g.interrupter == 0 and g.to_act() == [0] and g.decision(0).phase == "last-draw"
     g.apply(0, [Draw("stock")])
-    g.apply(0, [Meld(["5S", "6S", "7S"])])                      # A: 3D AC = 4
-    g.apply(1, [Draw("stock"), Meld(["8H", "8S", "8D"])])       # B: 5C 2H = 7
-    g.apply(2, [Draw("stock"), Meld(["9C", "TC", "JC"])])       # C: 2S = 2
+    g.apply(0, [Meld(["5S", "6S", "7S"])])  # A: 3D AC = 4
+    g.apply(1, [Draw("stock"), Meld(["8H", "8S", "8D"])])  # B: 5C 2H = 7
+    g.apply(2, [Draw("stock"), Meld(["9C", "TC", "JC"])])  # C: 2S = 2
     g.apply(3, [Draw("stock"), Meld(["QH", "QS", "QD", "QC"])])  # D: 4C 2C = 6
     assert finish(g)["unused"] == [4, 7, 2, 6] and finish(g)["multiplier"] == 1
     assert g.deal_results[-1]["winner"] == 2 and scores(g) == [0, 0, 15, 0]
@@ -83,7 +83,7 @@ def test_the_deal(players, hand_size):
 def test_the_ace_is_low_only(run):
     g = rig(["QH KH 2H 5C 5D 5S 9C", "2C"], stock=["AH"] * 30)
     g.apply(0, [Draw("stock")])
-    rest = [c for c in "QH KH 2H".split() if c not in run.split()][0]
+    rest = next(c for c in ["QH", "KH", "2H"] if c not in run.split())
     assert illegal(g, 0, [Meld(run.split()), Meld(["5C", "5D", "5S"]), Discard(rest)]) == "run.invalid"
 
 
@@ -197,10 +197,10 @@ def test_a_full_hand_sequence_quadruples_however_it_is_grouped(melds):
 
 def test_the_full_hand_sequence_is_judged_against_hand_size():
     g = rig(["AH 2H 3H 4H 5H 6H 9C", "7C 2D"], stock=["7H"] * 30, hand_size=6)
-    g.apply(0, [Draw("stock"), Meld("AH 2H 3H 4H 5H 6H 7H".split()), Discard("9C")])
+    g.apply(0, [Draw("stock"), Meld(["AH", "2H", "3H", "4H", "5H", "6H", "7H"]), Discard("9C")])
     assert finish(g)["multiplier"] == 4  # 7 >= 6
     g = rig(["AH 2H 3H 4H 5H 8S 8D", "7C 2D"], stock=["8H"] * 30)
-    g.apply(0, [Draw("stock"), Meld("AH 2H 3H 4H 5H".split()), Meld(["8S", "8D", "8H"])])
+    g.apply(0, [Draw("stock"), Meld(["AH", "2H", "3H", "4H", "5H"]), Meld(["8S", "8D", "8H"])])
     assert finish(g)["multiplier"] == 2
 
 
@@ -255,7 +255,7 @@ def test_later_players_may_add_to_others_combinations():
 
 def test_a_winner_after_the_interruption_with_all_cards_in_one_sequence_quadruples():
     g = interrupted(["AH 2H 3H 4H 5H 6H 7H", "KS 9H", "9C"], ["TC", "QS", "8H", "KD"], 2)
-    g.apply(0, [Draw("stock"), Meld("AH 2H 3H 4H 5H 6H 7H 8H".split())])
+    g.apply(0, [Draw("stock"), Meld(["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H"])])
     g.apply(1, [Draw("stock"), LayOff(0, ["9H"])])  # B's card in A's sequence does not change A's cards
     g.apply(2, [Draw("stock"), Pass()])
     assert finish(g)["unused"] == [0, 20, 19] and finish(g)["multiplier"] == 4 and scores(g) == [156, 0, 0]
@@ -299,10 +299,17 @@ def test_the_match_goes_on_below_the_target():
 
 
 def test_eval_reports_deadwood():
-    res = Straight.evaluate("AH 2H 3H 5C 5D 5S KD".split())
+    res = Straight.evaluate(["AH", "2H", "3H", "5C", "5D", "5S", "KD"])
     assert res["points"] == 10 and res["deadwood"] == ["KD"] and not res["rummy"]
 
 
 def test_options_are_the_files():
-    assert set(Straight.all_options()) == {"hand_size", "target", "first_discard_any_player", "rummy_opponents_count",
-                                           "max_turns_per_deal", "max_deals", "allow_rediscard"}
+    assert set(Straight.all_options()) == {
+        "hand_size",
+        "target",
+        "first_discard_any_player",
+        "rummy_opponents_count",
+        "max_turns_per_deal",
+        "max_deals",
+        "allow_rediscard",
+    }

@@ -1,12 +1,13 @@
 """Tonk (rules/tonk.md): every worked example, the two-natural sets, knocking with a spread, the final round
 and its lay-offs, the knocker's double penalty, stock-out, elimination at 100 and the deck by player count."""
+
 import pytest
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
-from referee.errors import IllegalAction
-from referee.melds import new_meld
-from referee.solver import best_split, candidate_melds
-from referee.variants.tonk import ONE_PACK, TWO_PACKS, Tonk
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import new_meld
+from referee.rules.solver import best_split, candidate_melds
+from referee.rules.variants.tonk import ONE_PACK, TWO_PACKS, Tonk
 
 # seat 0 holds 8 cards; discarding KD leaves the run 4H-8H and the free AS 3C: 4 points
 KNOCKER = "4H 5H 6H 7H 8H AS 3C KD"
@@ -53,18 +54,18 @@ def test_worked_example_1_two_kings_and_deuces_are_a_set(cards):
 
 
 def test_the_solver_never_counts_a_set_with_one_natural_card():
-    sets = [m for m in candidate_melds("KS 2H 2D 2C".split(), ONE_PACK) if m.kind == "set"]
+    sets = [m for m in candidate_melds(["KS", "2H", "2D", "2C"], ONE_PACK) if m.kind == "set"]
     assert sets and all("KS" not in m.cards for m in sets)  # only the deuces as themselves
-    split = best_split("KS KD 2H 9C 5D".split(), ONE_PACK, lambda c: min("A23456789TJQK".index(c[0]) + 1, 10))
+    split = best_split(["KS", "KD", "2H", "9C", "5D"], ONE_PACK, lambda c: min("A23456789TJQK".index(c[0]) + 1, 10))
     assert [sorted(m.cards) for m in split.melds] == [["2H", "KD", "KS"]] and split.points == 14
 
 
 def test_a_deuce_standing_for_itself_is_natural():
-    meld = new_meld("2S 2H 2D".split(), ONE_PACK)
+    meld = new_meld(["2S", "2H", "2D"], ONE_PACK)
     assert meld.kind == "set" and meld.ids == meld.cards
-    assert new_meld("2S 2H 2D".split(), ONE_PACK, identities=["2S", "2H", "2C"], kind="set").ids == ("2S", "2H", "2C")
+    assert new_meld(["2S", "2H", "2D"], ONE_PACK, identities=["2S", "2H", "2C"], kind="set").ids == ("2S", "2H", "2C")
     with pytest.raises(IllegalAction) as e:  # only 2D stands for itself
-        new_meld("2S 2H 2D".split(), ONE_PACK, identities=["2H", "2C", "2D"], kind="set")
+        new_meld(["2S", "2H", "2D"], ONE_PACK, identities=["2H", "2C", "2D"], kind="set")
     assert e.value.rule == "set.naturals"
 
 
@@ -77,9 +78,9 @@ def test_a_declared_set_with_one_natural_card_is_illegal_and_changes_nothing():
 
 
 def test_the_ace_is_low_only():
-    new_meld("AS 2S 3S".split(), ONE_PACK)
+    new_meld(["AS", "2S", "3S"], ONE_PACK)
     with pytest.raises(IllegalAction):
-        new_meld("QS KS AS".split(), ONE_PACK, kind="run")
+        new_meld(["QS", "KS", "AS"], ONE_PACK, kind="run")
 
 
 # --- worked example 2: the knock threshold --------------------------------------------------------------
@@ -120,9 +121,11 @@ def test_worked_example_3_nobody_lays_off_on_a_knocker_with_all_seven_in_combina
 
 
 # --- worked example 4: doubling ----------------------------------------------------------------------------
-OTHERS = ("TS JS QS 5D 5C 5S 9C",    # 9 free
-          "TD JD QD 6C 6D 6S 4C",    # 4 free
-          "QC QD QS QH 5D 4S 3D")    # 12 free
+OTHERS = (
+    "TS JS QS 5D 5C 5S 9C",  # 9 free
+    "TD JD QD 6C 6D 6S 4C",  # 4 free
+    "QC QD QS QH 5D 4S 3D",
+)  # 12 free
 
 
 def test_worked_example_4_a_knocker_not_strictly_lowest_pays_double():
@@ -141,9 +144,11 @@ def test_a_strictly_lowest_knocker_pays_single():
 
 
 # --- worked example 5: elimination ---------------------------------------------------------------------------
-STOCK_OUT = ("4H 5H 6H 7H 8H 5C KD",     # A: discards KD, 5 free
-             "TS JS QS 9D 9C 9S KC",      # B: 10 free
-             "KH QD 6C 4S 3D AC AS")      # C: 35 free
+STOCK_OUT = (
+    "4H 5H 6H 7H 8H 5C KD",  # A: discards KD, 5 free
+    "TS JS QS 9D 9C 9S KC",  # B: 10 free
+    "KH QD 6C 4S 3D AC AS",
+)  # C: 35 free
 
 
 def stock_out(totals=None, options=None):
@@ -252,8 +257,12 @@ def test_final_round_lay_offs_only_on_the_knockers_combinations():
     g.apply(0, [Knock("KD")])
     assert g.decision(1).constraints == {"knock_limit": 5, "final_round": True, "knocker": 0, "layoff_melds": [0]}
     g.apply(1, [Draw("stock")])
-    for bad, rule in ((Meld(["TS", "JS", "QS"]), "final.layoff-only"), (LayOff(1, ["5C"]), "layoff.no-such-meld"),
-                      (Knock("KC"), "knock.final-round"), (LayOff(0, ["5C"]), "layoff.invalid")):
+    for bad, rule in (
+        (Meld(["TS", "JS", "QS"]), "final.layoff-only"),
+        (LayOff(1, ["5C"]), "layoff.no-such-meld"),
+        (Knock("KC"), "knock.final-round"),
+        (LayOff(0, ["5C"]), "layoff.invalid"),
+    ):
         with pytest.raises(IllegalAction) as e:
             g.apply(1, [bad])
         assert e.value.rule == rule
@@ -267,7 +276,9 @@ def test_final_round_lay_offs_only_on_the_knockers_combinations():
 def test_lay_offs_respect_the_declared_identity_of_a_wild_deuce(stands_for, fits, misfits):
     g = rig("4H 5H 2C 9S 9D 9C AS KD", "6H 7H 3H TS JS 5C 5S")
     g.apply(0, [Meld(["4H", "5H", "2C"], [stands_for]), Meld(["9S", "9D", "9C"]), Knock("KD")])
-    assert g.view(1)["table"][0]["identities"] == sorted(["4H", "5H", stands_for], key=lambda x: "A23456789TJQK".index(x[0]))
+    assert g.view(1)["table"][0]["identities"] == sorted(
+        ["4H", "5H", stands_for], key=lambda x: "A23456789TJQK".index(x[0])
+    )
     g.apply(1, [Draw("stock")])
     with pytest.raises(IllegalAction) as e:
         g.apply(1, [LayOff(0, [misfits])])

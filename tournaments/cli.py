@@ -1,25 +1,26 @@
 """`romis tournament run|report`: thin commands over tournaments.run and tournaments.report."""
+
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from referee.errors import ConfigError
+from referee.rules.errors import ConfigError
 
 app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
 
 
 @app.command()
 def run(
-    config: Annotated[Optional[Path], typer.Argument(help="tournament TOML file (see docs/tournaments.md)")] = None,
-    entrant: Annotated[list[str], typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")] = [],
-    variant: Annotated[Optional[str], typer.Option(help="variant slug")] = None,
-    seats: Annotated[Optional[int], typer.Option(help="seats per table")] = None,
-    deal_sets: Annotated[Optional[int], typer.Option(help="duplicate deal sets per table")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(help="games at once (default: number of cores)")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="master seed")] = None,
-    db: Annotated[Optional[str], typer.Option(help="results database (SQLite)")] = None,
-    records: Annotated[Optional[str], typer.Option(help="directory for game records")] = None,
+    config: Annotated[Path | None, typer.Argument(help="tournament TOML file (see docs/tournaments.md)")] = None,
+    entrant: Annotated[list[str] | None, typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")] = None,
+    variant: Annotated[str | None, typer.Option(help="variant slug")] = None,
+    seats: Annotated[int | None, typer.Option(help="seats per table")] = None,
+    deal_sets: Annotated[int | None, typer.Option(help="duplicate deal sets per table")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="games at once (default: number of cores)")] = None,
+    seed: Annotated[int | None, typer.Option(help="master seed")] = None,
+    db: Annotated[str | None, typer.Option(help="results database (SQLite)")] = None,
+    records: Annotated[str | None, typer.Option(help="directory for game records")] = None,
 ) -> None:
     """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
     from tournaments.config import load, parse_entrant_flags
@@ -27,8 +28,21 @@ def run(
     from tournaments.run import run_tournament
     from tournaments.standings import standings
 
-    cfg = load(config, {"entrants": parse_entrant_flags(entrant), "variant": variant, "seats": seats,
-                        "deal_sets": deal_sets, "concurrency": concurrency, "seed": seed, "db": db, "records": records})
+    if entrant is None:
+        entrant = []
+    cfg = load(
+        config,
+        {
+            "entrants": parse_entrant_flags(entrant),
+            "variant": variant,
+            "seats": seats,
+            "deal_sets": deal_sets,
+            "concurrency": concurrency,
+            "seed": seed,
+            "db": db,
+            "records": records,
+        },
+    )
     try:
         store = run_tournament(cfg)
     except KeyboardInterrupt:
@@ -42,7 +56,9 @@ def run(
 def report(
     db: Annotated[Path, typer.Argument(help="results database written by `romis tournament run`")],
     fmt: Annotated[str, typer.Option("--format", help="table, md, csv, json or html")] = "table",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")
+    ] = None,
 ) -> None:
     """Standings, head-to-head and ratings of a tournament's results."""
     from tournaments.report import FORMATS, render

@@ -1,41 +1,65 @@
 """Tournament configuration: a TOML file (docs/tournaments.md) with command-line flags on top."""
+
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.errors import ConfigError
-from referee.variants import find_variant
+from referee.rules.errors import ConfigError
+from referee.rules.variants import find_variant
 from tournaments import schedule
 
 LIMIT_DEFAULTS = {"move_time": 2.0, "bank": 30.0, "startup_time": 10.0}
-KNOWN = {"variant", "seats", "deal_sets", "concurrency", "seed", "db", "records", "schedule", "candidate",
-         "options", "limits", "retries", "entrants"}
+KNOWN = {
+    "variant",
+    "seats",
+    "deal_sets",
+    "concurrency",
+    "seed",
+    "db",
+    "records",
+    "schedule",
+    "candidate",
+    "options",
+    "limits",
+    "retries",
+    "entrants",
+}
 
 
 @dataclass
 class Config:
     """Everything a tournament run needs; `fingerprint()` is what must not change on resume."""
-    entrants: dict[str, str]                 # name -> command, in the order given
+
+    entrants: dict[str, str]  # name -> command, in the order given
     variant: str = "classic"
-    seats: int | None = None                 # None: the variant's minimum player count
+    seats: int | None = None  # None: the variant's minimum player count
     deal_sets: int = 2
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 1
     db: str = "romis-results.db"
     records: str | None = None
-    schedule: str = "round-robin"            # or "gauntlet"
-    candidate: str | None = None             # the gauntlet's candidate
+    schedule: str = "round-robin"  # or "gauntlet"
+    candidate: str | None = None  # the gauntlet's candidate
     options: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, float] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))
     retries: int = 0
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run)."""
-        return {"entrants": self.entrants, "variant": self.variant, "seats": self.seats, "deal_sets": self.deal_sets,
-                "seed": self.seed, "schedule": self.schedule, "candidate": self.candidate,
-                "options": self.options, "limits": self.limits, "retries": self.retries}
+        return {
+            "entrants": self.entrants,
+            "variant": self.variant,
+            "seats": self.seats,
+            "deal_sets": self.deal_sets,
+            "seed": self.seed,
+            "schedule": self.schedule,
+            "candidate": self.candidate,
+            "options": self.options,
+            "limits": self.limits,
+            "retries": self.retries,
+        }
 
     def tables(self) -> list[tuple[str, ...]]:
         """The tables of the schedule."""
@@ -118,6 +142,7 @@ def _check(cfg: Config) -> Config:
     if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cfg.limits.values()):
         raise ConfigError(f"limits: known keys are {', '.join(LIMIT_DEFAULTS)}, each a number of seconds >= 0")
     from referee.match import split_command
+
     for command in cfg.entrants.values():
         split_command(command)
     return cfg

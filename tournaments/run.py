@@ -1,13 +1,15 @@
 """Running a tournament: game specs from the schedule, a local executor, results stored as they finish."""
+
+import contextlib
 import ctypes
 import multiprocessing
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Callable, Iterable
 
 from referee.play import play_match, timing_summary
 from tournaments import schedule
@@ -23,8 +25,22 @@ def game_specs(cfg: Config) -> list[GameSpec]:
     for t, d, r, seed, seating in schedule.games(cfg.tables(), cfg.deal_sets, cfg.seed):
         key = f"t{t}-d{d}-r{r}"
         record = str(Path(cfg.records) / f"{key}.jsonl") if cfg.records else None
-        specs.append(GameSpec(key, t, d, r, seed, cfg.variant, seating, tuple(cfg.entrants[e] for e in seating),
-                              cfg.options, cfg.limits, cfg.retries, record))
+        specs.append(
+            GameSpec(
+                key,
+                t,
+                d,
+                r,
+                seed,
+                cfg.variant,
+                seating,
+                tuple(cfg.entrants[e] for e in seating),
+                cfg.options,
+                cfg.limits,
+                cfg.retries,
+                record,
+            )
+        )
     return specs
 
 
@@ -32,17 +48,36 @@ def play_game(spec: GameSpec) -> GameResult | None:
     """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
     None if the game was stopped (SIGTERM) before it finished."""
     try:
-        out = play_match(spec.variant, list(spec.commands), spec.seed, spec.options,
-                         Path(spec.record) if spec.record else None, retries=spec.retries,
-                         stop_on=(signal.SIGTERM,), **spec.limits)
+        out = play_match(
+            spec.variant,
+            list(spec.commands),
+            spec.seed,
+            spec.options,
+            Path(spec.record) if spec.record else None,
+            retries=spec.retries,
+            stop_on=(signal.SIGTERM,),
+            **spec.limits,
+        )
     except KeyboardInterrupt:
         return None
     seats = []
     for i, s in enumerate(out.result["seats"]):
         t = timing_summary(s.walls, s.cpus)
-        seats.append(SeatResult(spec.entrants[i], i, out.result["totals"][i], out.result["ranks"][i], s.fault,
-                                s.fault_detail, t["decisions"], t.get("wall_mean", 0.0), t.get("wall_p95", 0.0),
-                                t.get("wall_max", 0.0), t.get("cpu_total", 0.0)))
+        seats.append(
+            SeatResult(
+                spec.entrants[i],
+                i,
+                out.result["totals"][i],
+                out.result["ranks"][i],
+                s.fault,
+                s.fault_detail,
+                t["decisions"],
+                t.get("wall_mean", 0.0),
+                t.get("wall_p95", 0.0),
+                t.get("wall_max", 0.0),
+                t.get("cpu_total", 0.0),
+            )
+        )
     return GameResult(spec.key, spec.table, spec.deal_set, spec.rotation, spec.seed, len(out.result["deals"]), seats)
 
 
@@ -87,10 +122,8 @@ class LocalExecutor:
             for future in running:
                 future.cancel()
             for pid in list(getattr(pool, "_processes", {}) or {}):  # let the workers' matches clean up their bots
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -114,8 +147,10 @@ class Progress:
         eta = (self.total - self.done) / rate if rate else 0
         leader = max(self.points, key=self.points.get)
         faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
-        line = (f"[{self.done}/{self.total}] {result.key} done | {rate:.2f} games/s | ETA {eta:.0f} s | "
-                f"leader {leader} ({self.points[leader]:g} pts)" + (f" | fault {faults}" if faults else ""))
+        line = (
+            f"[{self.done}/{self.total}] {result.key} done | {rate:.2f} games/s | ETA {eta:.0f} s | "
+            f"leader {leader} ({self.points[leader]:g} pts)" + (f" | fault {faults}" if faults else "")
+        )
         if self.live:
             sys.stderr.write("\r\033[K" + line)
             if self.done == self.total:

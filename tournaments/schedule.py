@@ -5,9 +5,10 @@ entrant holds each seat's cards once per deal set and card luck cancels. Game se
 master seed and the game's identity (its table's entrants and its deal set), never from the order
 in which games run or finish.
 """
+
 from itertools import combinations
 
-from referee.engine import derive_seed
+from referee.rules.engine import derive_seed
 
 
 def round_robin(entrants: list[str], seats: int) -> list[tuple[str, ...]]:
@@ -30,7 +31,9 @@ def game_seed(master: int, table: tuple[str, ...], deal_set: int) -> int:
     return derive_seed(master, "table", *sorted(table), "deal-set", deal_set) % 2**62
 
 
-def games(tables: list[tuple[str, ...]], deal_sets: int, master: int) -> list[tuple[int, int, int, int, tuple[str, ...]]]:
+def games(
+    tables: list[tuple[str, ...]], deal_sets: int, master: int
+) -> list[tuple[int, int, int, int, tuple[str, ...]]]:
     """(table index, deal set, rotation, seed, seating) for every game, in a stable order."""
     out = []
     for t, table in enumerate(tables):

@@ -1,4 +1,5 @@
 """What a tournament game is: a picklable spec in, a picklable result out (any executor can run it)."""
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -6,23 +7,25 @@ from typing import Any
 @dataclass(frozen=True)
 class GameSpec:
     """One game of a tournament: who sits where, on which decks, under which rules and limits."""
-    key: str                        # unique and stable: "t{table}-d{deal_set}-r{rotation}"
-    table: int                      # index of the table (the combination of entrants)
-    deal_set: int                   # duplicate deal set: every rotation of a table plays the same decks
+
+    key: str  # unique and stable: "t{table}-d{deal_set}-r{rotation}"
+    table: int  # index of the table (the combination of entrants)
+    deal_set: int  # duplicate deal set: every rotation of a table plays the same decks
     rotation: int
-    seed: int                       # master seed of the game; the same for every rotation of (table, deal_set)
+    seed: int  # master seed of the game; the same for every rotation of (table, deal_set)
     variant: str
-    entrants: tuple[str, ...]       # entrant names in seat order
-    commands: tuple[str, ...]       # bot commands in seat order
+    entrants: tuple[str, ...]  # entrant names in seat order
+    commands: tuple[str, ...]  # bot commands in seat order
     options: dict[str, Any] = field(default_factory=dict)
-    limits: dict[str, float] = field(default_factory=dict)   # move_time, bank, startup_time
+    limits: dict[str, float] = field(default_factory=dict)  # move_time, bank, startup_time
     retries: int = 0
-    record: str | None = None       # game record path, if records are kept
+    record: str | None = None  # game record path, if records are kept
 
 
 @dataclass
 class SeatResult:
     """One seat of a finished game."""
+
     entrant: str
     seat: int
     score: float
@@ -39,6 +42,7 @@ class SeatResult:
 @dataclass
 class GameResult:
     """A finished game: per-seat results in seat order."""
+
     key: str
     table: int
     deal_set: int

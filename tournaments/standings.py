@@ -4,6 +4,7 @@
 (table, deal_set, rotation), never in the order they finished, so the same set of results
 gives the same standings at any concurrency and after a resume.
 """
+
 import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -13,7 +14,7 @@ from openskill.models import PlackettLuce
 
 from tournaments.spec import GameResult, SeatResult
 
-WILSON_Z = 1.96   # 95% two-sided
+WILSON_Z = 1.96  # 95% two-sided
 
 
 @dataclass
@@ -25,6 +26,7 @@ class EntrantRow:
     A win is rank 1; a shared first place counts as a win for every seat that shares it.
     Per-game figures are None for an entrant that has not played yet.
     """
+
     name: str
     games: int = 0
     match_points: float = 0.0
@@ -32,16 +34,17 @@ class EntrantRow:
     mean_score: float | None = None
     wins: int = 0
     win_rate: float | None = None
-    win_ci: tuple[float, float] = (0.0, 1.0)       # 95% Wilson interval of win_rate
-    rating: dict[str, float] = field(default_factory=dict)          # mu, sigma, ordinal
-    faults: dict[str, int] = field(default_factory=dict)            # kind -> count
-    decision_time: dict[str, float | None] = field(default_factory=dict)   # mean, p95, max (s)
+    win_ci: tuple[float, float] = (0.0, 1.0)  # 95% Wilson interval of win_rate
+    rating: dict[str, float] = field(default_factory=dict)  # mu, sigma, ordinal
+    faults: dict[str, int] = field(default_factory=dict)  # kind -> count
+    decision_time: dict[str, float | None] = field(default_factory=dict)  # mean, p95, max (s)
     rating_history: list[tuple[int, float, float]] = field(default_factory=list)
 
 
 @dataclass
 class Standings:
     """Everything a report shows: entrants best first, head-to-head counts, duplicate summary."""
+
     entrants: list[EntrantRow]
     head_to_head: dict[tuple[str, str], dict[str, int]]
     duplicate: dict[str, Any]
@@ -60,14 +63,18 @@ class Standings:
             d["rating_history"] = [list(h) for h in r.rating_history]
             rows.append(d)
         h2h = [{"a": a, "b": b, **c} for (a, b), c in sorted(self.head_to_head.items())]
-        return {"games": self.games, "rating_model": "openskill PlackettLuce",
-                "entrants": rows, "head_to_head": h2h, "duplicate": self.duplicate}
+        return {
+            "games": self.games,
+            "rating_model": "openskill PlackettLuce",
+            "entrants": rows,
+            "head_to_head": h2h,
+            "duplicate": self.duplicate,
+        }
 
 
 def match_points(seat: SeatResult, seats: list[SeatResult]) -> float:
     """1 per opponent ranked below `seat`, 0.5 per opponent tied with it."""
-    return sum(1.0 if seat.rank < o.rank else 0.5 if seat.rank == o.rank else 0.0
-               for o in seats if o is not seat)
+    return sum(1.0 if seat.rank < o.rank else 0.5 if seat.rank == o.rank else 0.0 for o in seats if o is not seat)
 
 
 def wilson_interval(wins: int, n: int, z: float = WILSON_Z) -> tuple[float, float]:
@@ -93,10 +100,8 @@ def standings(games: list[GameResult], entrants: list[str]) -> Standings:
     _rate(ordered, rows)
     for row in rows.values():
         _finish(row, [s for g in ordered for s in g.seats if s.entrant == row.name])
-    best_first = sorted(rows.values(), key=lambda r: (
-        -r.rating["ordinal"], -r.match_points, r.name))
-    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered),
-                     len(ordered))
+    best_first = sorted(rows.values(), key=lambda r: (-r.rating["ordinal"], -r.match_points, r.name))
+    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered))
 
 
 def _count(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
@@ -152,15 +157,16 @@ def _decision_time(seats: list[SeatResult]) -> dict[str, float | None]:
     total = sum(s.decisions for s in timed)
     if not total:
         return {"mean": None, "p95": None, "max": None}
-    return {"mean": sum(s.wall_mean * s.decisions for s in timed) / total,
-            "p95": max(s.wall_p95 for s in timed),
-            "max": max(s.wall_max for s in timed)}
+    return {
+        "mean": sum(s.wall_mean * s.decisions for s in timed) / total,
+        "p95": max(s.wall_p95 for s in timed),
+        "max": max(s.wall_max for s in timed),
+    }
 
 
 def _head_to_head(games: list[GameResult]) -> dict[tuple[str, str], dict[str, int]]:
     """For every ordered pair that met: how often a ranked above, below or level with b."""
-    h2h: dict[tuple[str, str], dict[str, int]] = defaultdict(
-        lambda: {"wins": 0, "losses": 0, "ties": 0, "games": 0})
+    h2h: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: {"wins": 0, "losses": 0, "ties": 0, "games": 0})
     for g in games:
         for a in g.seats:
             for b in g.seats:
@@ -196,7 +202,7 @@ def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
     for g in games:
         units[(g.table, g.deal_set)].append(g)
     per_game: dict[str, list[float]] = defaultdict(list)
-    per_unit: dict[str, list[tuple[int, float]]] = defaultdict(list)   # (k, average)
+    per_unit: dict[str, list[tuple[int, float]]] = defaultdict(list)  # (k, average)
     unit_rows, leads = [], defaultdict(int)
     for (table, deal_set), unit in sorted(units.items()):
         sums: dict[str, list[float]] = defaultdict(list)
@@ -211,14 +217,18 @@ def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
         best = [name for name, t in totals.items() if t == top]
         for name in best:
             leads[name] += 1
-        unit_rows.append({"table": table, "deal_set": deal_set, "games": len(unit),
-                          "match_points": totals, "best": best})
-    return {"units": len(units), **_luck(per_game, per_unit),
-            "unit_leads": dict(sorted(leads.items())), "per_unit": unit_rows}
+        unit_rows.append(
+            {"table": table, "deal_set": deal_set, "games": len(unit), "match_points": totals, "best": best}
+        )
+    return {
+        "units": len(units),
+        **_luck(per_game, per_unit),
+        "unit_leads": dict(sorted(leads.items())),
+        "per_unit": unit_rows,
+    }
 
 
-def _luck(per_game: dict[str, list[float]],
-          per_unit: dict[str, list[tuple[int, float]]]) -> dict[str, float | None]:
+def _luck(per_game: dict[str, list[float]], per_unit: dict[str, list[tuple[int, float]]]) -> dict[str, float | None]:
     """Pooled variances and the share of variance removed (see duplicate_summary)."""
     ss_game = ss_unit = ss_scaled = 0.0
     dof_game = dof_unit = 0
@@ -234,5 +244,4 @@ def _luck(per_game: dict[str, list[float]],
     luck = None
     if var_game and var_unit is not None:
         luck = min(1.0, max(0.0, 1.0 - ss_scaled / dof_unit / var_game))
-    return {"variance_individual": var_game, "variance_duplicate": var_unit,
-            "luck_removed": luck}
+    return {"variance_individual": var_game, "variance_duplicate": var_unit, "luck_removed": luck}

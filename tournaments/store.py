@@ -4,13 +4,14 @@ A game is committed with its per-seat results in one transaction under its uniqu
 at any moment (SIGKILL included) loses no finished game and never stores one twice. The first run
 stores the configuration's fingerprint; a run with another configuration is refused.
 """
+
 import json
 import sqlite3
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from referee.errors import ConfigError
+from referee.rules.errors import ConfigError
 from tournaments.spec import GameResult, SeatResult
 
 SCHEMA = """
@@ -24,7 +25,7 @@ CREATE TABLE IF NOT EXISTS seats (
     decisions INTEGER NOT NULL, wall_mean REAL NOT NULL, wall_p95 REAL NOT NULL, wall_max REAL NOT NULL,
     cpu REAL NOT NULL, PRIMARY KEY (game, seat));
 """
-SEAT_FIELDS = [f for f in SeatResult.__dataclass_fields__]
+SEAT_FIELDS = list(SeatResult.__dataclass_fields__)
 
 
 class Store:
@@ -48,8 +49,10 @@ class Store:
         elif row[0] != text:
             old = json.loads(row[0])
             changed = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
-            raise ConfigError(f"the results database holds another tournament (changed: {', '.join(changed)}); "
-                              "use another --db to start a new one")
+            raise ConfigError(
+                f"the results database holds another tournament (changed: {', '.join(changed)}); "
+                "use another --db to start a new one"
+            )
 
     def config(self) -> dict[str, Any]:
         """The configuration this database was made for."""
@@ -66,12 +69,15 @@ class Store:
         """Store one finished game atomically (ignored if it is already stored)."""
         with self.db:  # one transaction: the game and its seats together, or nothing
             self.db.execute("BEGIN IMMEDIATE")
-            cur = self.db.execute("INSERT OR IGNORE INTO games (key, tbl, deal_set, rotation, seed, deals) "
-                                  "VALUES (?, ?, ?, ?, ?, ?)", (result.key, result.table, result.deal_set,
-                                                                result.rotation, result.seed, result.deals))
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO games (key, tbl, deal_set, rotation, seed, deals) VALUES (?, ?, ?, ?, ?, ?)",
+                (result.key, result.table, result.deal_set, result.rotation, result.seed, result.deals),
+            )
             if cur.rowcount:
-                self.db.executemany(f"INSERT INTO seats VALUES (?, {', '.join('?' * len(SEAT_FIELDS))})",
-                                    [(result.key, *(asdict(s)[f] for f in SEAT_FIELDS)) for s in result.seats])
+                self.db.executemany(
+                    f"INSERT INTO seats VALUES (?, {', '.join('?' * len(SEAT_FIELDS))})",
+                    [(result.key, *(asdict(s)[f] for f in SEAT_FIELDS)) for s in result.seats],
+                )
 
     def results(self) -> list[GameResult]:
         """Every stored game, in schedule order."""
@@ -79,9 +85,12 @@ class Store:
         cols = ", ".join(SEAT_FIELDS)
         for row in self.db.execute(f"SELECT game, {cols} FROM seats ORDER BY game, seat"):
             seats.setdefault(row[0], []).append(SeatResult(*row[1:]))
-        return [GameResult(k, t, d, r, seed, deals, seats.get(k, []))
-                for k, t, d, r, seed, deals in self.db.execute(
-                    "SELECT key, tbl, deal_set, rotation, seed, deals FROM games ORDER BY tbl, deal_set, rotation")]
+        return [
+            GameResult(k, t, d, r, seed, deals, seats.get(k, []))
+            for k, t, d, r, seed, deals in self.db.execute(
+                "SELECT key, tbl, deal_set, rotation, seed, deals FROM games ORDER BY tbl, deal_set, rotation"
+            )
+        ]
 
     def close(self) -> None:
         """Close the connection."""

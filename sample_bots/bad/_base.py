@@ -2,9 +2,11 @@
 
 Run as `python -m sample_bots.bad._base` it is a well-behaved (if dull) bot.
 """
+
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Answer = Callable[[dict[str, Any], int], Any]
 

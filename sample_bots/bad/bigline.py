@@ -1,4 +1,5 @@
 """Answers the first request with a 10 MB line (one newline, at the very end)."""
+
 import sys
 
 from sample_bots.bad._base import serve

@@ -1,4 +1,5 @@
 """Plays legally for five requests, then exits with code 3 in the middle of the match."""
+
 import sys
 
 from sample_bots.bad._base import play, serve

@@ -1,4 +1,5 @@
 """Exits with code 1 at once, before saying ready."""
+
 import sys
 
 print("exit_now: not today", file=sys.stderr)

@@ -1,4 +1,5 @@
 """Starts a child that never exits (it stays in the bot's process group), then plays legally."""
+
 import subprocess
 import sys
 

@@ -1,4 +1,5 @@
 """Plays legally for three requests, then never answers again."""
+
 import time
 
 from sample_bots.bad._base import play, serve

@@ -1,4 +1,5 @@
 """Plays legally for three requests, then discards a well-formed card that is not in its hand."""
+
 from sample_bots.bad._base import play, serve
 
 CODES = [rank + suit for suit in "SHDC" for rank in "A23456789TJQK"]

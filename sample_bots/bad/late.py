@@ -1,4 +1,5 @@
 """Answers every request legally but `move_time + 0.5` seconds late, so a small bank runs out."""
+
 import json
 import sys
 import time

@@ -1,4 +1,5 @@
 """Answers the first request twice: first with the previous request's id (stale), then correctly."""
+
 from sample_bots.bad._base import play, send, serve
 
 

@@ -1,4 +1,5 @@
 """Plays legally but writes 8 MB to stderr before every reply (tens of MB over a match)."""
+
 import sys
 
 from sample_bots.bad._base import play, serve

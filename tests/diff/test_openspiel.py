@@ -21,6 +21,7 @@ the last column names the test that asserts the row.
 |                     |                                   | on the knocker's melds only              |              |
 | stock limit         | drawn after a discard at 2 cards  | at 2 cards knock with the upcard or draw | not compared |
 """
+
 import random
 from collections import Counter
 
@@ -29,9 +30,9 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from protocol.cards import RANKS  # noqa: E402
-from referee.cards import deck, rank  # noqa: E402
-from referee.melds import MeldRules, new_meld  # noqa: E402
-from referee.solver import best_discard, best_split, candidate_melds  # noqa: E402
+from referee.rules.cards import deck, rank  # noqa: E402
+from referee.rules.melds import MeldRules, new_meld  # noqa: E402
+from referee.rules.solver import best_discard, best_split, candidate_melds  # noqa: E402
 
 GIN_RULES = MeldRules(ace_low=True, ace_high=False, wilds=frozenset(), set_max=4)  # rules/gin.md, Valid combinations
 OS = pyspiel.gin_rummy
@@ -41,7 +42,7 @@ OS_SUITS = "SCDH"
 DECK = deck()
 SMALL_MELDS = [m.cards for m in candidate_melds(DECK, GIN_RULES) if len(m.cards) <= 5]
 # Two meld groups of 33 points tie; OpenSpiel keeps 5S 5C 5H + 6S 6D 6H, whose leftovers cost 11 after a discard.
-TIED = "4S 5S 6S AC 5C 3D 6D 3H 4H 5H 6H".split()
+TIED = ["4S", "5S", "6S", "AC", "5C", "3D", "6D", "3H", "4H", "5H", "6H"]
 
 
 def gin_value(card: str) -> int:
@@ -136,8 +137,9 @@ def test_openspiel_refuses_a_knock_when_meld_groups_tie():
     card, split = best_discard(TIED, GIN_RULES, gin_value)
     assert verified_discard(TIED) == 9 and card == "6D" and sorted(split.deadwood) == ["3D", "5C", "AC"]
     assert sorted(m.cards for m in split.melds) == [("3H", "4H", "5H", "6H"), ("4S", "5S", "6S")]
-    assert sorted(map(sorted, UTILS.best_meld_group(ints(TIED)))) == sorted(map(sorted, [
-        ints(["5S", "5C", "5H"]), ints(["6S", "6D", "6H"])]))
+    assert sorted(map(sorted, UTILS.best_meld_group(ints(TIED)))) == sorted(
+        map(sorted, [ints(["5S", "5C", "5H"]), ints(["6S", "6D", "6H"])])
+    )
     assert UTILS.min_deadwood(ints(TIED)) == 11
     s = dealt([TIED[:10], [c for c in DECK if c not in TIED][:10]], TIED[10])
     s.apply_action(OS.DRAW_UPCARD_ACTION)
@@ -145,7 +147,7 @@ def test_openspiel_refuses_a_knock_when_meld_groups_tie():
 
 
 def test_knock_threshold_differs():
-    hand = "AS 2S 3S 4H 5H 6H 7C 8C 9C TD".split()
+    hand = ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "8C", "9C", "TD"]
     _, split = best_discard(hand + ["KC"], GIN_RULES, gin_value)
     assert split.points == 10  # rules/gin.md, Special rules: a knock needs < 10
     s = dealt([hand, [c for c in DECK if c not in hand + ["KC"]][:10]], "KC")
@@ -156,7 +158,7 @@ def test_knock_threshold_differs():
 def romis_score(k: int, d: int) -> tuple[int, int]:
     """What romis's Gin scores (finisher, opponent) for deadwoods K and D: the engine's own `score_deal`,
     fed the showdown's result (a knock with K = 0 is Gin, Ambiguity 13; ties are undercuts, Ambiguity 4)."""
-    from referee.variants.gin import Gin
+    from referee.rules.variants.gin import Gin
 
     game = Gin(2, {}, seed=0)
     game.finish = {"kind": "gin" if k == 0 else "knock", "finisher": 0, "deadwood": [k, d]}
@@ -202,8 +204,9 @@ def finished_deal(rng: random.Random):
                 best = {m + OS.MELD_ACTION_BASE for m in map(UTILS.meld_to_int, UTILS.best_meld_group(hand))}
                 wanted = [a for a in legal if a in best]
             legal = [a for a in legal if a != OS.KNOCK_ACTION]
-            action = rng.choice(wanted or [a for a in legal if a not in (OS.PASS_ACTION, OS.DRAW_UPCARD_ACTION)]
-                                or legal)
+            action = rng.choice(
+                wanted or [a for a in legal if a not in (OS.PASS_ACTION, OS.DRAW_UPCARD_ACTION)] or legal
+            )
         if p == knocker and laid_from is None and phase == OS.Phase.KNOCK and len(hand) == 10:
             laid_from = list(hand)
         s.apply_action(action)
@@ -232,5 +235,6 @@ def test_scoring_against_openspiel_returns():
             whole = UTILS.total_card_value(other)
             assert d <= whole  # romis counts the whole hand after a gin
             seen["gin: opponent melded"] += d < whole
-    assert all(seen[c] for c in (*DIFFERENCE, "K worse than optimal", "K = 10: no knock in romis",
-                                 "gin: opponent melded")), seen
+    assert all(
+        seen[c] for c in (*DIFFERENCE, "K worse than optimal", "K = 10: no knock in romis", "gin: opponent melded")
+    ), seen

@@ -1,9 +1,10 @@
 """Oklahoma Gin (Oklahomos džinas): rules/oklahoma-gin.md."""
+
 from typing import Any
 
-from referee.cards import rank
-from referee.engine import Option
-from referee.variants.gin import Gin
+from referee.rules.cards import rank
+from referee.rules.engine import Option
+from referee.rules.variants.gin import Gin
 
 COLUMNS = 3
 
@@ -11,6 +12,7 @@ COLUMNS = 3
 class OklahomaGin(Gin):
     """Oklahomos džinas: Gin whose knock limit is set by the starter card, scored in three Hollywood columns
     until every column has reached 100."""
+
     slug = "oklahoma-gin"
     name = "Oklahoma Gin"
     local_name = "Oklahomos džinas"
@@ -73,6 +75,11 @@ class OklahomaGin(Gin):
 
     def view(self, seat: int) -> dict[str, Any]:
         """Gin's view plus the starter, the knock limit and the public score sheet (Ambiguity 10)."""
-        return {**super().view(seat), "starter": self.starter_card, "knock_limit": self.limit(),
-                "columns": [list(col) for col in self.sheet], "closed_columns": list(self.closed),
-                "wins": list(self.wins)}
+        return {
+            **super().view(seat),
+            "starter": self.starter_card,
+            "knock_limit": self.limit(),
+            "columns": [list(col) for col in self.sheet],
+            "closed_columns": list(self.closed),
+            "wins": list(self.wins),
+        }

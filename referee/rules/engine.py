@@ -3,6 +3,7 @@
 Pure and deterministic: no I/O, no clock, no global random state. A game is fully determined by
 (variant, options, seed, the sequence of plays), so every game replays exactly.
 """
+
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from typing import Any
 
 from protocol.cards import CardError
 from protocol.messages import Decision, Op, normalize
-from referee.errors import ConfigError, IllegalAction
+from referee.rules.errors import ConfigError, IllegalAction
 
 
 def derive_seed(*parts: Any) -> int:
@@ -21,6 +22,7 @@ def derive_seed(*parts: Any) -> int:
 @dataclass(frozen=True)
 class Option:
     """A variant option ("by agreement" rules and referee safety caps) with its default."""
+
     default: Any
     choices: tuple | None = None
     help: str = ""
@@ -45,6 +47,7 @@ class Option:
 @dataclass
 class Event:
     """A public event; `secret` is merged into it for seat `private_to` only (e.g. the card drawn from the stock)."""
+
     data: dict
     private_to: int = -1
     secret: dict = field(default_factory=dict)
@@ -52,6 +55,7 @@ class Event:
 
 class Game:
     """Base of every variant: match bookkeeping, options, events, atomic plays, results."""
+
     slug = ""
     name = ""
     local_name = ""
@@ -59,7 +63,7 @@ class Game:
     rules_version = 1
     min_players = 2
     max_players = 6
-    low_wins = True          # penalty game: the lowest total wins
+    low_wins = True  # penalty game: the lowest total wins
     elimination_limit: float | None = None  # a seat whose total reaches this after a deal is out of the match
     OPTIONS: dict[str, Option] = {
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),

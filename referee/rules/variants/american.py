@@ -1,17 +1,19 @@
 """American Rummy (Amerikietiškasis romis): rules/american.md, based on rules/straight.md."""
+
 from protocol.messages import Knock, Op
-from referee.allatonce import first_lowest, has_long_run
-from referee.errors import IllegalAction
-from referee.variants.straight import Straight
+from referee.rules.allatonce import first_lowest, has_long_run
+from referee.rules.errors import IllegalAction
+from referee.rules.variants.straight import Straight
 
 
 class American(Straight):
     """Amerikietiškasis romis: Straight Rummy where a player may knock instead of drawing; x6 wins; the winner deals."""
+
     slug = "american"
     name = "American Rummy"
     local_name = "Amerikietiškasis romis"
-    family = "knock"              # as rules/README.md lists it; the engine is Straight's (all-at-once)
-    lay_off_on_others = False     # Turn structure: after the interruption, own combinations only
+    family = "knock"  # as rules/README.md lists it; the engine is Straight's (all-at-once)
+    lay_off_on_others = False  # Turn structure: after the interruption, own combinations only
     # Straight's own options (rules/README.md, Shared option names); their defaults apply here
     unused_options = frozenset({"first_discard_any_player", "rummy_opponents_count"})
 
@@ -32,11 +34,15 @@ class American(Straight):
         if self.interrupter is not None:
             raise IllegalAction("knock.interruption", "nobody may knock after the interruption")
         if self.phase != "draw":
-            raise IllegalAction("knock.after-draw", "knock instead of drawing: after a draw you may not knock this turn")
+            raise IllegalAction(
+                "knock.after-draw", "knock instead of drawing: after a draw you may not knock this turn"
+            )
         if op.discard is not None:
             raise IllegalAction("knock.no-discard", "a knock takes no card and discards none")
         if self.placed_now:
-            raise IllegalAction("rummy.whole-hand", "no partial melds: a knock shows the hand, it does not follow melds")
+            raise IllegalAction(
+                "rummy.whole-hand", "no partial melds: a knock shows the hand, it does not follow melds"
+            )
         self.emit({"type": "knock", "seat": seat})
         self.phase = "over"
         unused = [self.split(h).points for h in self.hands]  # Special rules 2

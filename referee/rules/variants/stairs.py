@@ -1,14 +1,15 @@
 """Staircase Rummy (Laiptinis romis): rules/stairs.md, based on rules/classic.md (turn procedure only)."""
+
 from typing import Any
 
 import msgspec
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld
-from referee.cards import deck, rank
-from referee.dmd import DrawMeldDiscard
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, start_at
+from referee.rules.cards import deck, rank
+from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, TableMeld, start_at
 
 STAIRS_MELDS = MeldRules(wrap=True, wilds=frozenset(), set_max=4)  # one pack, no jokers, the ranks a cycle
 
@@ -25,6 +26,7 @@ def ace_value(meld: TableMeld, i: int) -> int:
 class Stairs(DrawMeldDiscard):
     """Laiptinis romis: 7 cards from one pack, a spread discard pile whose deeper cards may be taken to meld at
     once, every meld and lay-off scored when made, and the others' hands as the going-out bonus."""
+
     slug = "stairs"
     name = "Staircase Rummy"
     local_name = "Laiptinis romis"
@@ -108,15 +110,19 @@ class Stairs(DrawMeldDiscard):
         player names, so he must name it; otherwise the cards join the high end."""
         closes = meld.kind == "run" and len(meld.cards) + len(op.cards) == 13
         if closes and op.end is None and any(rank(c) == 1 for c in op.cards):
-            raise IllegalAction("layoff.end", "this ace closes the run into a cycle: name the end (low or high) "
-                                              "it goes to, which fixes its value")
+            raise IllegalAction(
+                "layoff.end",
+                "this ace closes the run into a cycle: name the end (low or high) it goes to, which fixes its value",
+            )
         return op.end or "high"
 
     def end_play(self, seat: int, was_opened: bool) -> None:
         if self.target_card:
             how = "a new meld" if not self.opts["deep_draw_layoff_ok"] else "a meld or a lay-off"
-            raise IllegalAction("draw.deep-unused", f"{self.target_card}, taken from deep in the discard pile, "
-                                                    f"must go into {how} in the same play")
+            raise IllegalAction(
+                "draw.deep-unused",
+                f"{self.target_card}, taken from deep in the discard pile, must go into {how} in the same play",
+            )
         super().end_play(seat, was_opened)
 
     # --- scoring (Scoring; Special rules 3-4; Ambiguities 6, 16) --------------------------------------------------

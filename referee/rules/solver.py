@@ -4,16 +4,17 @@ Every meld the hand can form is listed once per multiset of cards and packed as 
 field per distinct card code, topped by a guard bit, so a single subtraction tells whether a meld still
 fits. A memoised search then places the lowest remaining card, either as deadwood or in a meld holding it.
 """
+
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import Callable
 
 from protocol.cards import JOKER, RANKS, SUITS
-from referee.cards import rank, suit
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, naturals_needed
+from referee.rules.cards import rank, suit
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, TableMeld, naturals_needed
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -22,6 +23,7 @@ _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first
 @dataclass(frozen=True)
 class Split:
     """An arrangement of a hand: the melds, the cards left over, and what those are worth."""
+
     melds: list[TableMeld]
     deadwood: list[str]
     points: int
@@ -152,7 +154,7 @@ def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """(lines, extras) of ranks in table order: the runs allowed are the prefixes of each line
     (of at least min_size cards) plus the extra windows."""
@@ -171,8 +173,9 @@ def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, ...], ...], tuple[t
     return lines, tuple(extras)
 
 
-def _walk_line(line: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int,
-               rules: MeldRules, out: dict) -> None:
+def _walk_line(
+    line: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int, rules: MeldRules, out: dict
+) -> None:
     """Emit the runs along one line, stopping once the gaps outnumber the wild cards."""
     avail, gaps = [], []
     for p, r in enumerate(line):
@@ -182,11 +185,12 @@ def _walk_line(line: tuple[int, ...], s: str, present: list[int], wilds: dict, n
         # a window from a gap to before a gap holds the same cards as the window one step higher
         shifts = bool(gaps) and gaps[0] == 0 and p + 1 < len(line) and not present[line[p + 1]]
         if p + 1 >= rules.min_size and not shifts:
-            _emit_run(line[:p + 1], s, avail, gaps, wilds, n_wild, rules, out)
+            _emit_run(line[: p + 1], s, avail, gaps, wilds, n_wild, rules, out)
 
 
-def _window(window: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int,
-            rules: MeldRules, out: dict) -> None:
+def _window(
+    window: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int, rules: MeldRules, out: dict
+) -> None:
     """Emit the runs filling one window that may hold a rank twice (the ace of A-2-...-K-A)."""
     used = [0] * 14
     avail, gaps = [], []
@@ -200,8 +204,16 @@ def _window(window: tuple[int, ...], s: str, present: list[int], wilds: dict, n_
         _emit_run(window, s, avail, gaps, wilds, n_wild, rules, out)
 
 
-def _emit_run(window: tuple[int, ...], s: str, avail: list[int], gaps: list[int], wilds: dict, n_wild: int,
-              rules: MeldRules, out: dict) -> None:
+def _emit_run(
+    window: tuple[int, ...],
+    s: str,
+    avail: list[int],
+    gaps: list[int],
+    wilds: dict,
+    n_wild: int,
+    rules: MeldRules,
+    out: dict,
+) -> None:
     """Emit the runs of `window`: gaps filled by wild cards, and also naturals left out for wild cards
     to stand in for (the natural may be needed in another meld)."""
     ids = [RANKS[r - 1] + s for r in window]

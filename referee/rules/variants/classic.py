@@ -1,7 +1,7 @@
 """Classic Rummy (Klasikinis romis): rules/classic.md."""
-from referee.dmd import DrawMeldDiscard
-from referee.engine import Option
 
+from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.engine import Option
 
 # Options of Classic's own rules, which variants based on it without those rules drop (rules/README.md)
 CLASSIC_OWN = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"})
@@ -9,6 +9,7 @@ CLASSIC_OWN = frozenset({"jokers", "hand_out_needs_40", "layoff_before_opening"}
 
 class Classic(DrawMeldDiscard):
     """Klasikinis romis: 13 cards, a 40-point initial meld, jokers, doubled penalties."""
+
     slug = "classic"
     name = "Classic Rummy"
     local_name = "Klasikinis romis"

@@ -1,14 +1,16 @@
 """Three-handed Gin (Džinas trise): rules/gin-three.md."""
+
 from typing import Any
 
 from protocol.messages import Exchange, LayOff, Meld
-from referee.engine import Option
-from referee.variants.gin import Gin
+from referee.rules.engine import Option
+from referee.rules.variants.gin import Gin
 
 
 class GinThree(Gin):
     """Džinas trise: Gin for three; the finisher plays against the sum of both opponents' deadwood, an
     opponent's meld may be added to only in one's first turn after it appeared, 200 to win."""
+
     slug = "gin-three"
     name = "Three-handed Gin"
     local_name = "Džinas trise"

@@ -1,12 +1,13 @@
 """Deadwood with the table: the best arrangement of a hand into new melds plus lay-offs (chained) onto
 melds already on the table, as knock games count it (rules/gin.md, Special rules: Deadwood)."""
-from collections import Counter
-from typing import Callable
 
-from referee.cards import RANK_VALUE
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, lay_off
-from referee.solver import best_split, candidate_melds
+from collections import Counter
+from collections.abc import Callable
+
+from referee.rules.cards import RANK_VALUE
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, TableMeld, lay_off
+from referee.rules.solver import best_split, candidate_melds
 
 Value = Callable[[str], int]
 
@@ -31,7 +32,9 @@ def layable(hand: list[str], table: list[TableMeld], rules: MeldRules) -> list[s
     return out
 
 
-def lay_off_options(hand: list[str], table: list[TableMeld], rules: MeldRules) -> list[tuple[tuple[str, ...], list[TableMeld]]]:
+def lay_off_options(
+    hand: list[str], table: list[TableMeld], rules: MeldRules
+) -> list[tuple[tuple[str, ...], list[TableMeld]]]:
     """Every distinct way to lay off some of `hand` on `table`: (cards laid off, resulting table)."""
     seen: dict[tuple, tuple[tuple[str, ...], list[TableMeld]]] = {}
 
@@ -48,7 +51,7 @@ def lay_off_options(hand: list[str], table: list[TableMeld], rules: MeldRules) -
                     continue
                 rest = list(left)
                 rest.remove(card)
-                walk(rest, laid + (card,), tab[:i] + [grown] + tab[i + 1:])
+                walk(rest, laid + (card,), tab[:i] + [grown] + tab[i + 1 :])
 
     walk([c for c in hand if c in set(layable(hand, table, rules))], (), list(table))
     return list(seen.values())
@@ -101,7 +104,9 @@ def _in_a_run(r: int, have: set[int], rules: MeldRules) -> bool:
     return (down in have and (up in have or down2 in have)) or (up in have and up2 in have)
 
 
-def all_best_splits(hand: list[str], rules: MeldRules, value: Value, cap: int = 64) -> list[tuple[list[TableMeld], list[str]]]:
+def all_best_splits(
+    hand: list[str], rules: MeldRules, value: Value, cap: int = 64
+) -> list[tuple[list[TableMeld], list[str]]]:
     """Every arrangement of `hand` into melds with the least deadwood (at most `cap` of them)."""
     best = best_split(hand, rules, value).points
     melds = sorted(candidate_melds(hand, rules), key=lambda m: m.cards)
@@ -122,11 +127,14 @@ def all_best_splits(hand: list[str], rules: MeldRules, value: Value, cap: int = 
     return out
 
 
-def arrangements(hand: list[str], table: list[TableMeld], rules: MeldRules, value: Value,
-                 owner: int) -> tuple[int, list[tuple[list[TableMeld], list[str]]]]:
+def arrangements(
+    hand: list[str], table: list[TableMeld], rules: MeldRules, value: Value, owner: int
+) -> tuple[int, list[tuple[list[TableMeld], list[str]]]]:
     """(least deadwood, every table that results from laying the hand out that well, with its deadwood)."""
-    options = [(laid, tab, best_split(_without(hand, laid), rules, value).points)
-               for laid, tab in lay_off_options(hand, table, rules)]
+    options = [
+        (laid, tab, best_split(_without(hand, laid), rules, value).points)
+        for laid, tab in lay_off_options(hand, table, rules)
+    ]
     least = min(p for *_, p in options)
     out = []
     for laid, tab, points in options:

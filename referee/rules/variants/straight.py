@@ -1,14 +1,16 @@
 """Straight Rummy (Tiesusis romis): rules/straight.md."""
-from referee.allatonce import AllAtOnce, first_lowest, is_one_run
-from referee.cards import rank
-from referee.engine import Option
-from referee.melds import MeldRules
+
+from referee.rules.allatonce import AllAtOnce, first_lowest, is_one_run
+from referee.rules.cards import rank
+from referee.rules.engine import Option
+from referee.rules.melds import MeldRules
 
 STRAIGHT_MELDS = MeldRules(ace_high=False, wilds=frozenset())  # ace low only, no jokers
 
 
 class Straight(AllAtOnce):
     """Tiesusis romis: 6 or 7 cards, rummy only with the whole hand, the interruption round, bonus to the deal winner."""
+
     slug = "straight"
     name = "Straight Rummy"
     local_name = "Tiesusis romis"
@@ -18,10 +20,14 @@ class Straight(AllAtOnce):
     OPTIONS = {
         "hand_size": Option(7, (6, 7), "cards dealt to each player"),
         "target": Option(100, help="the match ends when a total reaches this"),
-        "first_discard_any_player": Option(False, help="x4 for a rummy in the turn of a player's first pickup "
-                                                       "from the discard pile, not only Pirmasis's starter"),
-        "rummy_opponents_count": Option("deadwood", ("deadwood", "all_cards"),
-                                        "what the other players count after a rummy"),
+        "first_discard_any_player": Option(
+            False,
+            help="x4 for a rummy in the turn of a player's first pickup "
+            "from the discard pile, not only Pirmasis's starter",
+        ),
+        "rummy_opponents_count": Option(
+            "deadwood", ("deadwood", "all_cards"), "what the other players count after a rummy"
+        ),
     }
 
     @property
@@ -39,8 +45,10 @@ class Straight(AllAtOnce):
         if kind == "interruption":  # cards not declared count in full (Ambiguity 10)
             return [sum(map(self.penalty, h)) for h in self.hands]
         count = self.split if self.opts.get("rummy_opponents_count", "deadwood") == "deadwood" else None
-        return [0 if s == winner else (count(h).points if count else sum(map(self.penalty, h)))
-                for s, h in enumerate(self.hands)]
+        return [
+            0 if s == winner else (count(h).points if count else sum(map(self.penalty, h)))
+            for s, h in enumerate(self.hands)
+        ]
 
     def settle(self, kind: str, winner: int | None) -> None:
         unused = self.unused(kind, winner)
@@ -54,13 +62,20 @@ class Straight(AllAtOnce):
         if winner is not None:
             m = self.multiplier(kind, winner)
             scores[winner] = (sum(counted) - counted[winner] - unused[winner]) * m
-        self.finish_deal(scores, winner, hands=[sorted(h) for h in self.hands],
-                         finish={"kind": kind, "unused": unused, "counted": counted, "multiplier": m})
+        self.finish_deal(
+            scores,
+            winner,
+            hands=[sorted(h) for h in self.hands],
+            finish={"kind": kind, "unused": unused, "counted": counted, "multiplier": m},
+        )
 
     def multiplier(self, kind: str, winner: int) -> int:
         """Scoring: the single largest multiplier that applies (Ambiguity 12)."""
-        if kind == "immediate-rummy" or (kind == "rummy" and self.took_first_discard(winner)) \
-                or self.full_hand_sequence(winner):
+        if (
+            kind == "immediate-rummy"
+            or (kind == "rummy" and self.took_first_discard(winner))
+            or self.full_hand_sequence(winner)
+        ):
             return 4
         return 2 if kind == "rummy" else 1
 
@@ -75,8 +90,12 @@ class Straight(AllAtOnce):
         """All the seat's cards declared in his own combinations, forming one sequence of at least
         `hand_size` cards (Ambiguities 13, 19)."""
         cards = self.declared[seat]
-        return not self.hands[seat] and not self.laid_off[seat] and len(cards) >= self.hand_size \
+        return (
+            not self.hands[seat]
+            and not self.laid_off[seat]
+            and len(cards) >= self.hand_size
             and is_one_run(cards, self.meld_rules)
+        )
 
     def match_ended(self) -> bool:
         return max(self.totals) >= self.opts["target"]

@@ -1,22 +1,26 @@
 """Boathouse Rummy (Valčių stoties romis): rules/boathouse.md, based on rules/classic.md."""
+
 from collections import Counter
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.melds import MeldRules
-from referee.variants.classic import Classic
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules
+from referee.rules.variants.classic import Classic
 
 # in the final turn only melds and lay-offs from hand (Special rules 4; Ambiguity 7)
-FINAL_TURN_BANS = {Draw: ("final.no-draw", "nobody may take a card from the table in the final turn"),
-                   Exchange: ("final.no-exchange", "joker exchanges are not allowed in the final turn"),
-                   Discard: ("final.no-discard", "nobody discards in the final turn")}
+FINAL_TURN_BANS = {
+    Draw: ("final.no-draw", "nobody may take a card from the table in the final turn"),
+    Exchange: ("final.no-exchange", "joker exchanges are not allowed in the final turn"),
+    Discard: ("final.no-discard", "nobody discards in the final turn"),
+}
 
 
 class Boathouse(Classic):
     """Valčių stoties romis: Classic with round-the-corner runs, a run of discards taken after a stock draw and
     put on the table at once, and a final turn for each loser to put down what fits."""
+
     slug = "boathouse"
     name = "Boathouse Rummy"
     local_name = "Valčių stoties romis"
@@ -24,7 +28,7 @@ class Boathouse(Classic):
     OPTIONS = {"per_card_scoring": Option(False, help="losers pay 1 point per card left; no final turns")}
 
     def start_deal(self) -> None:
-        self.finisher: int | None = None    # the winner, while the final turns are played
+        self.finisher: int | None = None  # the winner, while the final turns are played
         super().start_deal()
 
     def penalty(self, card: str) -> int:
@@ -39,12 +43,12 @@ class Boathouse(Classic):
 
     # --- the run of discards after a stock draw (Turn structure 3b; Special rules 1; Ambiguity 13) ---------
     def _apply(self, seat: int, ops: list[Op]) -> None:
-        self.run: list[str] = []      # cards taken in runs during this play
-        self.placed: list[str] = []   # cards this play put on the table
+        self.run: list[str] = []  # cards taken in runs during this play
+        self.placed: list[str] = []  # cards this play put on the table
         super()._apply(seat, ops)
 
     def draw(self, seat: int, op: Draw) -> None:
-        if op.source != "discard" or self.phase == "draw" and op.depth == 1:
+        if op.source != "discard" or (self.phase == "draw" and op.depth == 1):
             return super().draw(seat, op)
         if self.phase != "play" or self.taken:
             raise IllegalAction("draw.run-after-stock", "a run of discards may follow only a draw from the stock")
@@ -60,8 +64,11 @@ class Boathouse(Classic):
             return self.next_final_turn()
         unused = Counter(self.run) - Counter(self.placed)  # identical copies count (_general.md, Ambiguity 11)
         if unused:
-            raise IllegalAction("draw.run-unused", f"every card of a run must go on the table in the same play: "
-                                f"{' '.join(sorted(unused.elements()))} did not")
+            raise IllegalAction(
+                "draw.run-unused",
+                f"every card of a run must go on the table in the same play: "
+                f"{' '.join(sorted(unused.elements()))} did not",
+            )
         super().end_play(seat, was_opened)
 
     # --- final turns (Special rules 4; Ambiguities 6-8, 10, 14) ------------------------------------------------

@@ -1,14 +1,16 @@
 """Gin (Džinas): rules/gin.md."""
-from referee.cards import deck
-from referee.engine import Option
-from referee.knock import KnockGame
-from referee.melds import MeldRules
+
+from referee.rules.cards import deck
+from referee.rules.engine import Option
+from referee.rules.knock import KnockGame
+from referee.rules.melds import MeldRules
 
 GIN_MELDS = MeldRules(ace_high=False, wilds=frozenset(), set_max=4)
 
 
 class Gin(KnockGame):
     """Džinas: two players, 10 cards, knock at 9 or less, melding and laying off during play, 100 to win."""
+
     slug = "gin"
     name = "Gin"
     local_name = "Džinas"
@@ -16,8 +18,8 @@ class Gin(KnockGame):
     hand_size = 10
     meld_rules = GIN_MELDS
     low_wins = False
-    bonus = 25                    # for winning a deal (Scoring)
-    game_bonus = 100              # for reaching the target (End of the match)
+    bonus = 25  # for winning a deal (Scoring)
+    game_bonus = 100  # for reaching the target (End of the match)
     OPTIONS = {
         "max_turns_per_deal": Option(300, help="safety cap: a deal that reaches this many turns is drawn"),
         "target": Option(100, help="the match ends when a total reaches this"),

@@ -1,4 +1,5 @@
 """Cards and decks: ranks, suits, deck builders (full, stripped and multiple packs, jokers)."""
+
 import random
 
 from protocol.cards import JOKER, RANKS, SUITS
@@ -6,7 +7,7 @@ from protocol.cards import JOKER, RANKS, SUITS
 RANK_VALUE = {r: i + 1 for i, r in enumerate(RANKS)}  # A=1 .. K=13
 STRIPPED = {  # ranks kept in the stripped packs the rules files use
     52: RANKS,
-    40: "A234567JQK",   # conquian, panguingue: no 8, 9, 10
+    40: "A234567JQK",  # conquian, panguingue: no 8, 9, 10
     36: "A6789TJQK",
     32: "A789TJQK",
     24: "A9TJQK",

@@ -1,23 +1,25 @@
 """The knock family: draw-meld-discard turns that may end with a knock, after which hands are laid out
 against the table and deadwood decides the deal (rules/gin.md and the variants based on it)."""
+
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
-from referee.cards import rank
-from referee.deadwood import arrangements, min_deadwood, sure_deadwood
-from referee.dmd import DrawMeldDiscard
-from referee.errors import IllegalAction
-from referee.melds import TableMeld
-from referee.solver import best_discard, best_split
+from referee.rules.cards import rank
+from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
+from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import TableMeld
+from referee.rules.solver import best_discard, best_split
 
 
 class KnockGame(DrawMeldDiscard):
     """Engine of the knock family. Variants set the knock limit and score `self.finish` in `score_deal`."""
+
     family = "knock"
     knock_limit = 9
-    starter_offer = True          # the starter is offered around before the first draw (rules/gin.md, Start of play)
+    starter_offer = True  # the starter is offered around before the first draw (rules/gin.md, Start of play)
     predraw_plays = False
-    rebuild_stock = False         # the discard pile is never reused
+    rebuild_stock = False  # the discard pile is never reused
     stock_floor = 2
 
     def penalty(self, card: str) -> int:
@@ -71,8 +73,12 @@ class KnockGame(DrawMeldDiscard):
         if self.phase == "draw":
             return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
-        return Decision("turn", "play", [Discard(c) for c in discards] + [Knock(c) for c in self.knocks(seat, discards)],
-                        constraints)
+        return Decision(
+            "turn",
+            "play",
+            [Discard(c) for c in discards] + [Knock(c) for c in self.knocks(seat, discards)],
+            constraints,
+        )
 
     def draw_options(self, seat: int) -> list[Op]:
         """After everyone declined the starter, only the stock."""
@@ -139,7 +145,9 @@ class KnockGame(DrawMeldDiscard):
         self.discard(seat, Discard(op.discard))
         dead = self.knock_deadwood(seat)
         if dead > self.limit():
-            raise IllegalAction("knock.deadwood", f"your deadwood would be {dead}; a knock needs {self.limit()} or less")
+            raise IllegalAction(
+                "knock.deadwood", f"your deadwood would be {dead}; a knock needs {self.limit()} or less"
+            )
         self.emit({"type": "knock", "seat": seat, "deadwood": dead})
         self.showdown(seat)
 
@@ -151,8 +159,9 @@ class KnockGame(DrawMeldDiscard):
         """Lay out the knocker's hand, then each defender's in turn from the knocker's left, each against
         the table left by those before (rules/gin.md, Ambiguities 7, 13, 14; rules/gin-three.md, Ambiguity 10)."""
         reach = self.reachable(knocker)
-        least, layouts = arrangements(self.hands[knocker], self.layoff_table(knocker), self.meld_rules, self.penalty,
-                                      knocker)
+        least, layouts = arrangements(
+            self.hands[knocker], self.layoff_table(knocker), self.meld_rules, self.penalty, knocker
+        )
         if least == 0:  # a knock with no deadwood counts as gin: nobody lays off
             return self.end_deal(knocker)
         defenders = self.order_from(knocker)[1:]
@@ -161,7 +170,7 @@ class KnockGame(DrawMeldDiscard):
             table = list(self.table)
             for j, i in enumerate(reach):  # the melds the knocker could not reach stay as they were
                 table[i] = laid[j]
-            table += laid[len(reach):]
+            table += laid[len(reach) :]
             dead = self.defend(defenders, table)
             if best is None or sum(dead) > sum(best[1]):
                 best = (table, dead)
@@ -188,8 +197,11 @@ class KnockGame(DrawMeldDiscard):
         """Score the deal. `winner` is the finisher (None: a drawn deal); the deal's winner is the seat that
         gained points (the finisher, or a defender who undercut)."""
         if winner is not None and self.finish is None:  # gin: an empty hand, or a knock with no deadwood
-            self.finish = {"kind": "gin", "finisher": winner,
-                           "deadwood": [0 if s == winner else sum(map(self.penalty, h)) for s, h in enumerate(self.hands)]}
+            self.finish = {
+                "kind": "gin",
+                "finisher": winner,
+                "deadwood": [0 if s == winner else sum(map(self.penalty, h)) for s, h in enumerate(self.hands)],
+            }
         self.phase = "over"
         scores = self.score_deal(winner)
         # several gainers (rules/gin-three.md, Ambiguity 6): the highest; equal ones go clockwise from the finisher

@@ -1,9 +1,10 @@
 """Kaluki (Kalukis): rules/kalukis.md, based on rules/classic.md."""
+
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld, Op
-from referee.cards import deck, rank
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.variants.classic import CLASSIC_OWN, Classic
+from referee.rules.cards import deck, rank
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.variants.classic import CLASSIC_OWN, Classic
 
 HAND_SIZES = {5: 13, 6: 11}  # Players, deck and deal: 15 each with 2-4 players
 
@@ -11,6 +12,7 @@ HAND_SIZES = {5: 13, 6: 11}  # Players, deck and deal: 15 each with 2-4 players
 class Kalukis(Classic):
     """Kalukis: 108 cards, 15/13/11 cards by player count, a 51-point opening, the discard taken only to meld it
     while unopened, freed jokers re-placed at once, and only the deal winner scores."""
+
     slug = "kalukis"
     name = "Kaluki"
     local_name = "Kalukis"
@@ -21,8 +23,9 @@ class Kalukis(Classic):
     OPTIONS = {
         "target": Option(500, help="the match ends when a total reaches this (bonus points)"),
         "per_card_scoring": Option(False, help="the winner scores 1 per card left to the others, 2 per joker"),
-        "first_discard_literal": Option(False, help="an opened player's first take from the discard pile "
-                                                    "must also be melded at once"),
+        "first_discard_literal": Option(
+            False, help="an opened player's first take from the discard pile must also be melded at once"
+        ),
     }
 
     @property
@@ -81,12 +84,16 @@ class Kalukis(Classic):
 
     def end_play(self, seat: int, was_opened: bool) -> None:
         if self.must_meld:
-            raise IllegalAction("discard-take.meld-at-once",
-                                f"{self.must_meld} taken from the discard pile must go into a new meld of this play "
-                                "that opens you (51 points) or puts your whole hand down")
+            raise IllegalAction(
+                "discard-take.meld-at-once",
+                f"{self.must_meld} taken from the discard pile must go into a new meld of this play "
+                "that opens you (51 points) or puts your whole hand down",
+            )
         if self.jokers_placed < self.jokers_freed:
-            raise IllegalAction("joker-exchange.replace", "a joker taken by exchange must go back on the table "
-                                                          "(new meld or lay-off) in the same play")
+            raise IllegalAction(
+                "joker-exchange.replace",
+                "a joker taken by exchange must go back on the table (new meld or lay-off) in the same play",
+            )
         super().end_play(seat, was_opened)
 
     def score_deal(self, winner: int | None) -> list[float]:

@@ -1,14 +1,15 @@
 """Tonk (Tank – tonk): rules/tonk.md."""
+
 from dataclasses import replace
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
-from referee.cards import deck
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.knock import KnockGame
-from referee.melds import MeldRules
-from referee.solver import best_split
+from referee.rules.cards import deck
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.knock import KnockGame
+from referee.rules.melds import MeldRules
+from referee.rules.solver import best_split
 
 DEUCES = frozenset({"2S", "2H", "2D", "2C"})
 # Valid combinations: ace low only; 2s wild (or themselves); a set needs two natural cards; 4 cards at most
@@ -20,6 +21,7 @@ TWO_PACKS = replace(ONE_PACK, set_max=8)
 class Tonk(KnockGame):
     """Tank – tonk: 7 cards, deuces wild, nothing melded in play, knock at 5 or less with a spread, one final
     turn each with lay-offs on the knocker's combinations, the knocker doubled unless strictly lowest, out at 100."""
+
     slug = "tonk"
     name = "Tonk"
     local_name = "Tank – tonk"
@@ -28,8 +30,8 @@ class Tonk(KnockGame):
     knock_limit = 5
     meld_rules = ONE_PACK
     starter_offer = False
-    stock_floor = 0               # the turn that takes the last stock card ends the deal (Ambiguity 7)
-    elimination_limit = 100       # End of the match
+    stock_floor = 0  # the turn that takes the last stock card ends the deal (Ambiguity 7)
+    elimination_limit = 100  # End of the match
     OPTIONS = {
         "stock_out_is_draw": Option(False, help="a deal that ends with the stock exhausted is a draw: nobody scores"),
     }
@@ -51,8 +53,9 @@ class Tonk(KnockGame):
     def layoff_allowed(self, seat: int, meld: int) -> bool:
         """After a knock, on the knocker's combinations only, and only if he kept a free card (Special rules)."""
         knocker = self.knocker
-        return knocker is not None and seat != knocker and self.table[meld].owner == knocker \
-            and bool(self.hands[knocker])
+        return (
+            knocker is not None and seat != knocker and self.table[meld].owner == knocker and bool(self.hands[knocker])
+        )
 
     # --- decisions and views ------------------------------------------------------------------
     def decision(self, seat: int) -> Decision:
@@ -63,16 +66,25 @@ class Tonk(KnockGame):
             options += [Draw("discard")] if self.piles[0] else []
         else:
             options = [Discard(c) for c in self.legal_discards(seat)]
-        constraints = {"knock_limit": self.limit(), "final_round": True, "knocker": self.knocker,
-                       "layoff_melds": self.reachable(seat)}
+        constraints = {
+            "knock_limit": self.limit(),
+            "final_round": True,
+            "knocker": self.knocker,
+            "layoff_melds": self.reachable(seat),
+        }
         return Decision("turn", self.phase, options, constraints)
 
     def view(self, seat: int) -> dict[str, Any]:
         """Plus the deck, the knocker and his free cards, the final turns to come and who is out (Ambiguity 9)."""
         knocker = self.knocker
-        return {**super().view(seat), "packs": self.packs, "knocker": knocker, "finals_left": list(self.finals),
-                "knocker_free": None if knocker is None else sorted(self.hands[knocker]),
-                "eliminated": [d is not None for d in self.out_deal]}
+        return {
+            **super().view(seat),
+            "packs": self.packs,
+            "knocker": knocker,
+            "finals_left": list(self.finals),
+            "knocker_free": None if knocker is None else sorted(self.hands[knocker]),
+            "eliminated": [d is not None for d in self.out_deal],
+        }
 
     def hidden_zones(self, seat: int) -> list[list[str]]:
         return [h for i, h in enumerate(self.hands) if i not in (seat, self.knocker)] + [self.stock]
@@ -145,14 +157,22 @@ class Tonk(KnockGame):
         free = [0] * self.n
         for s in seats:
             hand = self.hands[s]
-            free[s] = sum(map(self.penalty, hand)) if s == knocker else \
-                best_split(hand, self.meld_rules, self.penalty).points
+            free[s] = (
+                sum(map(self.penalty, hand)) if s == knocker else best_split(hand, self.meld_rules, self.penalty).points
+            )
         doubled = knocker is not None and any(free[s] <= free[knocker] for s in seats if s != knocker)
         drawn = knocker is None and self.opts["stock_out_is_draw"]
         scores = [0 if drawn else f * (2 if s == knocker and doubled else 1) for s, f in enumerate(free)]
         lowest = [s for s in seats if scores[s] == min(scores[t] for t in seats)]
         kind = "knock" if knocker is not None else "stock-out" if not self.stock else "turn-cap"
-        self.finish = {"kind": kind, "knocker": knocker, "free": free, "doubled": doubled, "drawn": drawn,
-                       "spread": [list(m.cards) for m in self.table]}
-        self.finish_deal(scores, lowest[0] if len(lowest) == 1 else None,
-                         hands=[sorted(h) for h in self.hands], finish=self.finish)
+        self.finish = {
+            "kind": kind,
+            "knocker": knocker,
+            "free": free,
+            "doubled": doubled,
+            "drawn": drawn,
+            "spread": [list(m.cards) for m in self.table],
+        }
+        self.finish_deal(
+            scores, lowest[0] if len(lowest) == 1 else None, hands=[sorted(h) for h in self.hands], finish=self.finish
+        )

@@ -1,12 +1,13 @@
 """Fortune (Fortūna): rules/fortuna.md, based on rules/classic.md."""
+
 from typing import Any
 
 from protocol.messages import Exchange, LayOff, Meld
-from referee.cards import rank
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, is_valid
-from referee.variants.classic import CLASSIC_OWN, Classic
+from referee.rules.cards import rank
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, TableMeld, is_valid
+from referee.rules.variants.classic import CLASSIC_OWN, Classic
 
 TWOS = frozenset({"2S", "2H", "2D", "2C"})
 SPADE_QUEEN = "QS"
@@ -32,8 +33,10 @@ def spade_queen_strict_rule(meld: TableMeld) -> None:
     spade_queen_rule(meld)
     naturals = _naturals(meld)
     if SPADE_QUEEN in naturals and len(naturals) < len(meld.cards) and not _valid_alone(meld.kind, naturals):
-        raise IllegalAction("spade-queen.strict", "a meld with the queen of spades must be valid without its "
-                                                  "twos; twos may only supplement it")
+        raise IllegalAction(
+            "spade-queen.strict",
+            "a meld with the queen of spades must be valid without its twos; twos may only supplement it",
+        )
 
 
 def _valid_alone(kind: str, cards: list[str]) -> bool:
@@ -52,6 +55,7 @@ def _band(r: int) -> int:
 
 class Fortuna(Classic):
     """Fortūna: classic rummy with wild twos, 11 cards, a 50-point ♠Q, bonus to the winner, played to 500."""
+
     slug = "fortuna"
     name = "Fortune"
     local_name = "Fortūna"

@@ -1,22 +1,24 @@
 """Robbers' Rummy (Plėšikų romis): rules/robbers.md, based on rules/krambambulis.md."""
+
 from collections import Counter
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Op
-from referee.cards import deck
-from referee.engine import Option
-from referee.errors import IllegalAction
-from referee.variants.krambambulis import Krambambulis
+from referee.rules.cards import deck
+from referee.rules.engine import Option
+from referee.rules.errors import IllegalAction
+from referee.rules.variants.krambambulis import Krambambulis
 
 
 class Robbers(Krambambulis):
     """Plėšikų romis: Krambambulis with 4 jokers, the pile card only if placed in the same play, a 40-point
     opening that counts lay-offs and cards robbed from other players' melds, and a double all-at-once win."""
+
     slug = "robbers"
     name = "Robbers' Rummy"
     local_name = "Plėšikų romis"
-    initial_meld = 40                 # Special rules 3
-    robbing = True                    # Special rules 4: only in the opening play (check_rob)
-    short_remainder_to_owner = True   # Special rules 4c
+    initial_meld = 40  # Special rules 3
+    robbing = True  # Special rules 4: only in the opening play (check_rob)
+    short_remainder_to_owner = True  # Special rules 4c
     unused_options = frozenset({"jokers", "layoff_before_opening", "hand_out_double"})
     OPTIONS = {
         "target": Option(500, help="the match ends when a total reaches this"),
@@ -44,8 +46,8 @@ class Robbers(Krambambulis):
     # --- the opening play (Special rules 3-4; Ambiguities 14, 15) -----------------------------------------
     def _apply(self, seat: int, ops: list[Op]) -> None:
         self.was_opened = self.opened[seat]
-        self.laid: dict[int, Counter] = {}   # (card, identity) laid off from hand in this play, by meld
-        self.pile_card: str | None = None    # the card taken from the discard pile in this play
+        self.laid: dict[int, Counter] = {}  # (card, identity) laid off from hand in this play, by meld
+        self.pile_card: str | None = None  # the card taken from the discard pile in this play
         super()._apply(seat, ops)
 
     def check_rob(self, seat: int) -> None:
@@ -87,6 +89,8 @@ class Robbers(Krambambulis):
     def end_play(self, seat: int, was_opened: bool) -> None:
         card = self.pile_card  # Ambiguity 14: placed by a copy of its own, over any robbed copies
         if card and self.play_placed[card] < 1 + self.robbed.count(card):
-            raise IllegalAction("draw.discard-unplaced", f"{card} taken from the discard pile must go on the table "
-                                                         "(new meld or lay-off) in the same play")
+            raise IllegalAction(
+                "draw.discard-unplaced",
+                f"{card} taken from the discard pile must go on the table (new meld or lay-off) in the same play",
+            )
         super().end_play(seat, was_opened)

@@ -3,37 +3,42 @@
 A meld on the table is immutable: `cards` are the physical codes and `ids` the cards they stand for
 (equal for natural cards), both in table order (runs from low to high).
 """
+
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations, product
-from typing import Callable
 
 from protocol.cards import JOKER, SUITS
-from referee.cards import rank, suit
-from referee.errors import IllegalAction
+from referee.rules.cards import rank, suit
+from referee.rules.errors import IllegalAction
 
 
 @dataclass(frozen=True)
 class MeldRules:
     """How a variant's melds are formed (ace mode, wild cards, set sizes)."""
-    ace_low: bool = True          # A-2-3
-    ace_high: bool = True         # Q-K-A
-    wrap: bool = False            # round the corner: K-A-2
-    ace_both_ends: bool = False   # A-2-...-K-A (14 cards)
+
+    ace_low: bool = True  # A-2-3
+    ace_high: bool = True  # Q-K-A
+    wrap: bool = False  # round the corner: K-A-2
+    ace_both_ends: bool = False  # A-2-...-K-A (14 cards)
     wilds: frozenset = frozenset({JOKER})
     min_size: int = 3
-    set_max: int = 8              # sets above 4 need all four suits first
-    max_copies: int = 2           # most cards of one suit in a set of 5+
+    set_max: int = 8  # sets above 4 need all four suits first
+    max_copies: int = 2  # most cards of one suit in a set of 5+
     min_naturals: int = 1
-    set_naturals: int = 0         # natural cards a set needs, where more than min_naturals (tonk: 2)
+    set_naturals: int = 0  # natural cards a set needs, where more than min_naturals (tonk: 2)
     allow_sets: bool = True
     allow_runs: bool = True
-    meld_check: Callable[["TableMeld"], None] | None = None  # a variant's own condition on new melds: raises IllegalAction
+    meld_check: Callable[["TableMeld"], None] | None = (
+        None  # a variant's own condition on new melds: raises IllegalAction
+    )
 
 
 @dataclass(frozen=True)
 class TableMeld:
     """A meld on the table."""
-    kind: str                     # "set" or "run"
+
+    kind: str  # "set" or "run"
     cards: tuple[str, ...]
     ids: tuple[str, ...]
     owner: int = -1
@@ -128,7 +133,7 @@ def check(kind: str, ids: list[str], rules: MeldRules) -> list[str]:
 
 def _fill_set(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | None:
     r = fixed[0][0]
-    counts = {s: 0 for s in SUITS}
+    counts = dict.fromkeys(SUITS, 0)
     for x in fixed:
         counts[suit(x)] += 1
     out = []
@@ -164,8 +169,9 @@ def _fill_run(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | No
     return None
 
 
-def assign(cards: list[str], rules: MeldRules, identities: list[str] | None, kind: str | None,
-           fixed: list[str] = ()) -> tuple[str, list[str]]:
+def assign(
+    cards: list[str], rules: MeldRules, identities: list[str] | None, kind: str | None, fixed: list[str] = ()
+) -> tuple[str, list[str]]:
     """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
     if kind not in (None, "set", "run"):
         raise illegal("meld.kind", f"{kind!r} is not a kind of meld here (set or run)")
@@ -184,12 +190,12 @@ def assign(cards: list[str], rules: MeldRules, identities: list[str] | None, kin
         return _kind_of(list(fixed) + cards, rules, kind), list(cards)
     as_themselves = [c for c in cards if c != JOKER]
     # wild deuces placed as themselves count as natural (_general.md, Ambiguity 14): try that first
-    for base in ([as_themselves] if as_themselves == naturals else [as_themselves, naturals]):
-        known = list(fixed) + [c for c in base]
+    for base in [as_themselves] if as_themselves == naturals else [as_themselves, naturals]:
+        known = list(fixed) + list(base)
         n_wild = len(cards) - len(base)
         if not known:
             raise illegal("meld.natural", "a new meld needs at least one natural card")
-        for k in ([kind] if kind else ["run", "set"]):
+        for k in [kind] if kind else ["run", "set"]:
             fill = (_fill_run if k == "run" else _fill_set)(known, n_wild, rules) if _consistent(known, k) else None
             if fill is not None and is_valid(known + fill, k, rules):
                 it = iter(fill)
@@ -235,8 +241,9 @@ def _place(kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> tup
     return tuple(c for c, _ in out), tuple(x for _, x in out)
 
 
-def new_meld(cards: list[str], rules: MeldRules, owner: int = -1,
-             identities: list[str] | None = None, kind: str | None = None) -> TableMeld:
+def new_meld(
+    cards: list[str], rules: MeldRules, owner: int = -1, identities: list[str] | None = None, kind: str | None = None
+) -> TableMeld:
     """Validate `cards` as a new meld and return it; raises IllegalAction naming the broken rule."""
     if len(cards) < rules.min_size:
         raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
@@ -249,8 +256,9 @@ def new_meld(cards: list[str], rules: MeldRules, owner: int = -1,
     return meld
 
 
-def lay_off(meld: TableMeld, cards: list[str], rules: MeldRules,
-            identities: list[str] | None = None, end: str | None = None) -> TableMeld:
+def lay_off(
+    meld: TableMeld, cards: list[str], rules: MeldRules, identities: list[str] | None = None, end: str | None = None
+) -> TableMeld:
     """The meld with `cards` added; raises IllegalAction if it would no longer be valid. A round-the-corner run
     that the cards complete to all 13 ranks has no ends of its own: `end` ("low"/"high") says where they go."""
     if not cards:
@@ -260,7 +268,9 @@ def lay_off(meld: TableMeld, cards: list[str], rules: MeldRules,
         c, x = _place(meld.kind, list(meld.cards) + cards, list(meld.ids) + ids, rules)
         _check_naturals(meld.kind, c, x, rules)
     except IllegalAction as e:
-        raise illegal("layoff.invalid", f"{' '.join(cards)} does not fit meld {' '.join(meld.ids)} ({e.rule})") from None
+        raise illegal(
+            "layoff.invalid", f"{' '.join(cards)} does not fit meld {' '.join(meld.ids)} ({e.rule})"
+        ) from None
     grown = replace(meld, cards=c, ids=x)
     if end and rules.wrap and meld.kind == "run" and len(x) == 13:
         after = x[(x.index(meld.ids[-1]) + 1) % 13]
@@ -298,8 +308,9 @@ def validate(meld: TableMeld, rules: MeldRules) -> None:
         rules.meld_check(meld)
 
 
-def without(meld: TableMeld, cards: list[str], rules: MeldRules,
-            keep: list[str] | None = None) -> tuple[TableMeld, list[tuple[str, str]]]:
+def without(
+    meld: TableMeld, cards: list[str], rules: MeldRules, keep: list[str] | None = None
+) -> tuple[TableMeld, list[tuple[str, str]]]:
     """`meld` less `cards` (codes), every card left keeping its place and identity, and the (card, identity)
     pairs taken out. Where copies of a code stand for different cards (two jokers), the copies taken are the
     first choice leaving a valid meld, or, with `keep`, leaving wild cards that stand for `keep`."""
@@ -326,6 +337,7 @@ def without(meld: TableMeld, cards: list[str], rules: MeldRules,
             return True
         except IllegalAction:
             return False
+
     out = next((o for o in choices if fits(rest(o))), None)
     if out is None and keep is not None:
         raise illegal("meld.identities", f"the wild cards left in {' '.join(meld.ids)} cannot stand for {keep}")

@@ -5,11 +5,12 @@
 switches each move on with a class attribute and narrows it with the hooks `check_rob` / `check_rearrange`.
 Melds keep their indices: a meld that loses every card stays as an empty placeholder (`melds.emptied`).
 """
+
 from collections import Counter
 
 from protocol.messages import Decision, Exchange, LayOff, Meld, Op, Rearrange, Take
-from referee.errors import IllegalAction
-from referee.melds import TableMeld, emptied, new_meld, validate, without
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import TableMeld, emptied, new_meld, validate, without
 
 
 def each_gets_one(groups: list[list[str]], supply: Counter) -> bool:
@@ -25,13 +26,15 @@ def each_gets_one(groups: list[list[str]], supply: Counter) -> bool:
                     holder[slot] = g
                     return True
         return False
+
     return all(place(g, set()) for g in range(len(groups)))
 
 
 class TableMoves:
     """Mixin: the `take` (rob) and `rearrange` operations, checked per operation and for the play as a whole."""
-    robbing = False                   # `take` from other players' melds is an operation of the variant
-    rearranging = False               # `rearrange` of one's own melds is an operation of the variant
+
+    robbing = False  # `take` from other players' melds is an operation of the variant
+    rearranging = False  # `rearrange` of one's own melds is an operation of the variant
     short_remainder_to_owner = False  # a robbed meld left below the minimum goes back to its owner's hand
     #                                   (rules/robbers.md §4c) instead of making the rob illegal
 
@@ -51,9 +54,9 @@ class TableMoves:
 
     # --- per-play bookkeeping -------------------------------------------------------------
     def _apply(self, seat: int, ops: list[Op]) -> None:
-        self.robbed: list[str] = []       # cards robbed in this play: each must end in a new meld of it
-        self.play_new: list[int] = []     # the melds the seat made in this play
-        self.play_placed = Counter()      # the cards the seat put on the table from his hand in this play
+        self.robbed: list[str] = []  # cards robbed in this play: each must end in a new meld of it
+        self.play_new: list[int] = []  # the melds the seat made in this play
+        self.play_placed = Counter()  # the cards the seat put on the table from his hand in this play
         super()._apply(seat, ops)
 
     def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
@@ -104,8 +107,10 @@ class TableMoves:
             try:
                 validate(left, self.meld_rules)
             except IllegalAction as e:
-                raise IllegalAction("rob.remainder", f"what is left of meld {op.meld} ({' '.join(left.ids)}) "
-                                                     f"must still be one valid meld ({e.rule})") from None
+                raise IllegalAction(
+                    "rob.remainder",
+                    f"what is left of meld {op.meld} ({' '.join(left.ids)}) must still be one valid meld ({e.rule})",
+                ) from None
         self.table[op.meld] = left
         cards = [c for c, _ in out]
         self.hands[seat] += cards
@@ -118,8 +123,10 @@ class TableMoves:
         have = Counter(c for m in melds for c in m)
         missing = Counter(self.robbed) - have
         if missing:
-            raise IllegalAction("rob.unplaced", "robbed cards must go into new melds of the same play: "
-                                                f"{' '.join(sorted(missing.elements()))} did not")
+            raise IllegalAction(
+                "rob.unplaced",
+                f"robbed cards must go into new melds of the same play: {' '.join(sorted(missing.elements()))} did not",
+            )
         if not each_gets_one(melds, have - Counter(self.robbed)):
             raise IllegalAction("rob.hand-card", "each new meld holding robbed cards needs a card from your hand")
 
@@ -137,16 +144,19 @@ class TableMoves:
         for k, src, m in zip(op.melds, sources, op.into):
             if Counter(m.cards) - Counter(src.cards):
                 raise IllegalAction("rearrange.not-subset", f"meld {k} may only lose cards in a rearrangement")
-            left, out = without(src, list((Counter(src.cards) - Counter(m.cards)).elements()), self.meld_rules,
-                                m.identities)
+            left, out = without(
+                src, list((Counter(src.cards) - Counter(m.cards)).elements()), self.meld_rules, m.identities
+            )
             try:
                 validate(left, self.meld_rules)
             except IllegalAction as e:
-                raise IllegalAction("rearrange.remainder", f"meld {k} must keep at least {self.meld_rules.min_size} "
-                                                           f"cards forming one valid meld ({e.rule})") from None
+                raise IllegalAction(
+                    "rearrange.remainder",
+                    f"meld {k} must keep at least {self.meld_rules.min_size} cards forming one valid meld ({e.rule})",
+                ) from None
             kept.append(left)
             removed += Counter(c for c, _ in out)
-        new = [self.rearranged_meld(seat, m) for m in op.into[len(op.melds):]]
+        new = [self.rearranged_meld(seat, m) for m in op.into[len(op.melds) :]]
         used = Counter(c for m in new for c in m.cards)
         if removed - used:
             raise IllegalAction("rearrange.unused", "every card taken out must go into one of the new melds")
@@ -160,12 +170,22 @@ class TableMoves:
         self.table += new
         self.play_new += range(first, len(self.table))
         self.play_placed += from_hand
-        self.emit({"type": "rearrange", "seat": seat, "melds": list(op.melds), "new": list(range(first, len(self.table))),
-                   "from_hand": sorted(from_hand.elements()), "identities": [list(m.ids) for m in kept + new]})
+        self.emit(
+            {
+                "type": "rearrange",
+                "seat": seat,
+                "melds": list(op.melds),
+                "new": list(range(first, len(self.table))),
+                "from_hand": sorted(from_hand.elements()),
+                "identities": [list(m.ids) for m in kept + new],
+            }
+        )
 
     def rearranged_meld(self, seat: int, m: Meld) -> TableMeld:
         """One new meld of a rearrangement, validated."""
         try:
             return new_meld(m.cards, self.meld_rules, seat, m.identities, m.kind)
         except IllegalAction as e:
-            raise IllegalAction("rearrange.invalid", f"{' '.join(m.cards)} is not a valid new meld ({e.rule})") from None
+            raise IllegalAction(
+                "rearrange.invalid", f"{' '.join(m.cards)} is not a valid new meld ({e.rule})"
+            ) from None

@@ -4,14 +4,15 @@ play is interrupted and everyone has one final turn to draw and declare what he 
 
 Variants are subclasses of `AllAtOnce` that say how a deal is settled (`settle`); see variants/straight.py.
 """
+
 from collections import Counter
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
-from referee.dmd import DrawMeldDiscard
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, is_valid
-from referee.solver import Split, Value, best_split, candidate_melds
+from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, is_valid
+from referee.rules.solver import Split, Value, best_split, candidate_melds
 
 
 def is_one_run(cards: list[str], rules: MeldRules) -> bool:
@@ -42,10 +43,11 @@ class AllAtOnce(DrawMeldDiscard):
 
     Phases: `draw`, `play` (discard, or declare rummy) in a normal turn; `last-draw` and `declare` in the
     final turn of the interruption round."""
+
     family = "all-at-once"
-    immediate_rummy = True        # a dealt hand all in combinations may be declared before the first draw
-    lay_off_on_others = True      # in the interruption round, later players may add to others' combinations
-    rebuild_stock = False         # the interruption begins before the stock runs out
+    immediate_rummy = True  # a dealt hand all in combinations may be declared before the first draw
+    lay_off_on_others = True  # in the interruption round, later players may add to others' combinations
+    rebuild_stock = False  # the interruption begins before the stock runs out
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
 
     @property
@@ -66,10 +68,10 @@ class AllAtOnce(DrawMeldDiscard):
     def start_deal(self) -> None:
         super().start_deal()
         self.interrupter: int | None = None
-        self.finals = 0                                   # final turns played in the interruption round
+        self.finals = 0  # final turns played in the interruption round
         self.declared: list[list[str]] = [[] for _ in range(self.n)]  # cards put down in one's own combinations
-        self.laid_off = [False] * self.n                  # added cards to another player's combination
-        self.drew = [False] * self.n                      # took a card from the stock or the pile this deal
+        self.laid_off = [False] * self.n  # added cards to another player's combination
+        self.drew = [False] * self.n  # took a card from the stock or the pile this deal
         self.pile_draws = [0] * self.n
 
     def first_turn(self) -> bool:
@@ -77,8 +79,11 @@ class AllAtOnce(DrawMeldDiscard):
         return self.interrupter is None and self.turns < len(self.seats_in())
 
     def decision(self, seat: int) -> Decision:
-        constraints = {"whole_hand": True, "lay_off_on_others": self.lay_off_on_others,
-                       "immediate_rummy": self.phase == "draw" and self.immediate_rummy and self.first_turn()}
+        constraints = {
+            "whole_hand": True,
+            "lay_off_on_others": self.lay_off_on_others,
+            "immediate_rummy": self.phase == "draw" and self.immediate_rummy and self.first_turn(),
+        }
         if self.phase == "last-draw":
             options = [Draw("stock")] + ([Draw("discard")] if seat == self.interrupter and self.piles[0] else [])
         elif self.phase == "declare":
@@ -113,8 +118,12 @@ class AllAtOnce(DrawMeldDiscard):
         """Best combinations of a hand and its deadwood, which is what it costs after another player's rummy."""
         game = cls.hooks_only()
         split = game.split(hand)
-        return {"melds": [list(m.cards) for m in split.melds], "deadwood": list(split.deadwood),
-                "points": split.points, "rummy": not split.deadwood}
+        return {
+            "melds": [list(m.cards) for m in split.melds],
+            "deadwood": list(split.deadwood),
+            "points": split.points,
+            "rummy": not split.deadwood,
+        }
 
     # --- plays ------------------------------------------------------------------------------
     def do(self, seat: int, op: Op) -> None:
@@ -131,14 +140,17 @@ class AllAtOnce(DrawMeldDiscard):
                 self.emit({"type": "pass", "seat": seat})
                 self.phase = "over"
             case _:
-                raise IllegalAction("op.unsupported", f"{type(op).__name__.lower()} is not an operation of "
-                                    f"{self.slug} in phase {self.phase}")
+                raise IllegalAction(
+                    "op.unsupported",
+                    f"{type(op).__name__.lower()} is not an operation of {self.slug} in phase {self.phase}",
+                )
 
     def draw(self, seat: int, op: Draw) -> None:
         if self.phase == "last-draw":
             if op.source != "stock" and seat != self.interrupter:
-                raise IllegalAction("interruption.stock-only",
-                                    "after the interrupter, every final draw is the top card of the stock")
+                raise IllegalAction(
+                    "interruption.stock-only", "after the interrupter, every final draw is the top card of the stock"
+                )
             self.phase = "draw"
             super().draw(seat, op)
             self.phase = "declare"
@@ -154,19 +166,25 @@ class AllAtOnce(DrawMeldDiscard):
         """Put down a combination: in a normal turn only as part of a rummy, otherwise in one's final turn."""
         if self.interrupter is None:
             if isinstance(op, LayOff):
-                raise IllegalAction("layoff.interruption-only",
-                                    "no lay-offs during play: combinations are declared only with the whole hand")
+                raise IllegalAction(
+                    "layoff.interruption-only",
+                    "no lay-offs during play: combinations are declared only with the whole hand",
+                )
             if self.phase == "draw" and not (self.immediate_rummy and self.first_turn()):
-                raise IllegalAction("rummy.immediate-first-turn",
-                                    "before drawing, rummy may be declared only in your first turn: draw first")
+                raise IllegalAction(
+                    "rummy.immediate-first-turn",
+                    "before drawing, rummy may be declared only in your first turn: draw first",
+                )
         elif self.phase != "declare":
             raise IllegalAction("interruption.draw-first", "take your last card before declaring")
         self.table_op(seat, op)
         if isinstance(op, Meld) or self.table[op.meld].owner == seat:
             self.declared[seat] += op.cards
         elif not self.lay_off_on_others:
-            raise IllegalAction("interruption.own-combinations",
-                                "after the interruption you may not add cards to other players' combinations")
+            raise IllegalAction(
+                "interruption.own-combinations",
+                "after the interruption you may not add cards to other players' combinations",
+            )
         else:
             self.laid_off[seat] = True
 
@@ -178,8 +196,10 @@ class AllAtOnce(DrawMeldDiscard):
                 self.next_final_turn()
             return
         if self.placed_now and self.hands[seat]:
-            raise IllegalAction("rummy.whole-hand", "no partial melds: declare your whole hand at once "
-                                "(all cards, or all but one and discard it)")
+            raise IllegalAction(
+                "rummy.whole-hand",
+                "no partial melds: declare your whole hand at once (all cards, or all but one and discard it)",
+            )
         super().end_play(seat, was_opened)
 
     # --- the interruption round and the end of a deal --------------------------------------
@@ -201,9 +221,6 @@ class AllAtOnce(DrawMeldDiscard):
 
     def end_deal(self, winner: int | None) -> None:
         """A rummy (before the draw: an immediate rummy), or the turn cap (no winner)."""
-        if winner is None:
-            kind = "stalemate"
-        else:
-            kind = "immediate-rummy" if self.phase == "draw" else "rummy"
+        kind = "stalemate" if winner is None else "immediate-rummy" if self.phase == "draw" else "rummy"
         self.phase = "over"
         self.settle(kind, winner)

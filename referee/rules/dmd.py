@@ -3,29 +3,31 @@
 Variants of the family are declarative subclasses of `DrawMeldDiscard` (see variants/classic.py);
 the hooks below have the classic behaviour as their default.
 """
+
 import random
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op
-from referee.cards import deck, rank, shuffled
-from referee.engine import Game, Option, derive_seed
-from referee.errors import IllegalAction
-from referee.melds import MeldRules, TableMeld, exchange, lay_off, new_meld
-from referee.solver import best_split
+from referee.rules.cards import deck, rank, shuffled
+from referee.rules.engine import Game, Option, derive_seed
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import MeldRules, TableMeld, exchange, lay_off, new_meld
+from referee.rules.solver import best_split
 
 PIP_VALUES = {1: 11, 11: 10, 12: 10, 13: 10}
 
 
 class DrawMeldDiscard(Game):
     """Engine of the draw-meld-discard family (rules/_general.md, Turn structure)."""
+
     family = "draw-meld-discard"
     hand_size = 13
     meld_rules = MeldRules()
-    initial_meld = 0              # points the first meld must reach (0: none)
-    starter = True                # a card is turned up to start the discard pile
-    predraw_plays = True          # table plays are allowed before the draw (rules/classic.md, Turn structure 2)
-    stock_floor = 0               # the deal ends drawn when a turn ends with this many stock cards or fewer...
-    rebuild_stock = True          # ...unless the discard pile is turned over into a new stock
+    initial_meld = 0  # points the first meld must reach (0: none)
+    starter = True  # a card is turned up to start the discard pile
+    predraw_plays = True  # table plays are allowed before the draw (rules/classic.md, Turn structure 2)
+    stock_floor = 0  # the deal ends drawn when a turn ends with this many stock cards or fewer...
+    rebuild_stock = True  # ...unless the discard pile is turned over into a new stock
     _mutable = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -95,9 +97,13 @@ class DrawMeldDiscard(Game):
         if the deal ended now (in Classic every card held counts, melded or not; rules/classic.md, Scoring)."""
         game = cls.hooks_only()
         split = best_split(hand, cls.meld_rules, game.penalty)
-        return {"melds": [list(m.cards) for m in split.melds], "identities": [list(m.ids) for m in split.melds],
-                "deadwood": list(split.deadwood), "deadwood_points": split.points,
-                "points": sum(game.penalty(c) for c in hand)}
+        return {
+            "melds": [list(m.cards) for m in split.melds],
+            "identities": [list(m.ids) for m in split.melds],
+            "deadwood": list(split.deadwood),
+            "deadwood_points": split.points,
+            "points": sum(game.penalty(c) for c in hand),
+        }
 
     # --- deal and turn state ---------------------------------------------------------
     def start_deal(self) -> None:
@@ -147,13 +153,23 @@ class DrawMeldDiscard(Game):
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
-            "seat": seat, "players": self.n, "deal": self.deal_no, "dealer": self.dealer, "turn": self.turn,
-            "phase": self.phase, "hand": sorted(self.hands[seat]),
-            "table": [{"id": i, "owner": m.owner, "kind": m.kind, "cards": list(m.cards), "identities": list(m.ids)}
-                      for i, m in enumerate(self.table)],
-            "discard": list(self.piles[0]), "stock": len(self.stock),
-            "hand_sizes": [len(h) for h in self.hands], "opened": list(self.opened),
-            "scores": list(self.totals), "taken": self.taken if seat == self.turn else None,
+            "seat": seat,
+            "players": self.n,
+            "deal": self.deal_no,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "phase": self.phase,
+            "hand": sorted(self.hands[seat]),
+            "table": [
+                {"id": i, "owner": m.owner, "kind": m.kind, "cards": list(m.cards), "identities": list(m.ids)}
+                for i, m in enumerate(self.table)
+            ],
+            "discard": list(self.piles[0]),
+            "stock": len(self.stock),
+            "hand_sizes": [len(h) for h in self.hands],
+            "opened": list(self.opened),
+            "scores": list(self.totals),
+            "taken": self.taken if seat == self.turn else None,
         }
 
     def fallback(self, seat: int) -> list[Op]:
@@ -170,7 +186,9 @@ class DrawMeldDiscard(Game):
         deal = self.deal_no
         for op in ops:
             if not hand or self.phase == "over" or self.turn != seat or self.deal_no != deal:
-                raise IllegalAction("play.after-end", "nothing may follow going out, the discard or the end of your turn")
+                raise IllegalAction(
+                    "play.after-end", "nothing may follow going out, the discard or the end of your turn"
+                )
             self.do(seat, op)
         if self.deal_no != deal:
             return  # the play ended the deal (a knock)
@@ -182,10 +200,12 @@ class DrawMeldDiscard(Game):
         # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
         if self.play_melded and not was_opened and not self.opened[seat]:
             if hand or self.opts.get("hand_out_needs_40", False):
-                raise IllegalAction("initial-meld.minimum",
-                                    f"the initial meld must reach {self.initial_meld} points in one play "
-                                    f"(this play's melds make {self.play_melded}); below that only a play that "
-                                    "empties the hand (final discard included) may meld")
+                raise IllegalAction(
+                    "initial-meld.minimum",
+                    f"the initial meld must reach {self.initial_meld} points in one play "
+                    f"(this play's melds make {self.play_melded}); below that only a play that "
+                    "empties the hand (final discard included) may meld",
+                )
         if not hand:
             self.end_deal(winner=seat)
         elif self.phase == "over":
@@ -257,8 +277,15 @@ class DrawMeldDiscard(Game):
             if not self.opened[seat]:
                 self.play_melded += self.meld_points(meld)
                 self.opened[seat] = self.play_melded >= self.initial_meld
-            self.emit({"type": "meld", "seat": seat, "meld": len(self.table) - 1, "cards": list(meld.cards),
-                       "identities": list(meld.ids)})
+            self.emit(
+                {
+                    "type": "meld",
+                    "seat": seat,
+                    "meld": len(self.table) - 1,
+                    "cards": list(meld.cards),
+                    "identities": list(meld.ids),
+                }
+            )
         else:
             if not self.can_lay_off(seat):
                 raise IllegalAction("initial-meld.first", "lay-offs and joker exchanges need a completed initial meld")
@@ -267,8 +294,15 @@ class DrawMeldDiscard(Game):
             if isinstance(op, LayOff):
                 self.take_from_hand(seat, op.cards)
                 self.table[op.meld] = lay_off(self.table[op.meld], op.cards, self.meld_rules, op.identities, op.end)
-                self.emit({"type": "layoff", "seat": seat, "meld": op.meld, "cards": op.cards,
-                           "identities": list(self.table[op.meld].ids)})
+                self.emit(
+                    {
+                        "type": "layoff",
+                        "seat": seat,
+                        "meld": op.meld,
+                        "cards": op.cards,
+                        "identities": list(self.table[op.meld].ids),
+                    }
+                )
             else:
                 self.take_from_hand(seat, [op.card])
                 self.table[op.meld], freed = exchange(self.table[op.meld], op.card, self.meld_rules.wilds)
@@ -305,7 +339,9 @@ class DrawMeldDiscard(Game):
                 return self.stock_out()
             self.stock = pile[-2::-1]  # turned over: the earliest discard is on top of the new stock
             if self.opts["shuffle_on_rebuild"]:
-                random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(self.stock)
+                random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(
+                    self.stock
+                )
             self.piles[0] = pile[-1:]
             self.rebuilds += 1
             self.emit({"type": "rebuild", "stock": len(self.stock)})
@@ -334,8 +370,12 @@ class DrawMeldDiscard(Game):
     # --- for the conformance suite --------------------------------------------------
     def cards_in_play(self) -> list[str]:
         """Every card of the current deal, wherever it lies."""
-        return [c for h in self.hands for c in h] + self.stock + [c for p in self.piles for c in p] + \
-            [c for m in self.table for c in m.cards]
+        return (
+            [c for h in self.hands for c in h]
+            + self.stock
+            + [c for p in self.piles for c in p]
+            + [c for m in self.table for c in m.cards]
+        )
 
     def hidden_zones(self, seat: int) -> list[list[str]]:
         """The card lists `seat` must not see (their contents may be permuted without changing its view)."""

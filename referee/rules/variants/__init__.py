@@ -1,0 +1,44 @@
+"""The variant registry: slug -> Game subclass."""
+
+from referee.rules.engine import Game
+from referee.rules.errors import ConfigError
+from referee.rules.variants.american import American
+from referee.rules.variants.boathouse import Boathouse
+from referee.rules.variants.classic import Classic
+from referee.rules.variants.fortuna import Fortuna
+from referee.rules.variants.gin import Gin
+from referee.rules.variants.gin_three import GinThree
+from referee.rules.variants.kalukis import Kalukis
+from referee.rules.variants.krambambulis import Krambambulis
+from referee.rules.variants.oklahoma_gin import OklahomaGin
+from referee.rules.variants.robbers import Robbers
+from referee.rules.variants.stairs import Stairs
+from referee.rules.variants.straight import Straight
+from referee.rules.variants.tonk import Tonk
+
+VARIANTS: dict[str, type[Game]] = {
+    v.slug: v
+    for v in (
+        Classic,
+        Gin,
+        GinThree,
+        OklahomaGin,
+        Straight,
+        American,
+        Tonk,
+        Fortuna,
+        Kalukis,
+        Boathouse,
+        Stairs,
+        Krambambulis,
+        Robbers,
+    )
+}
+
+
+def find_variant(slug: str) -> type[Game]:
+    """The variant registered under `slug`; ConfigError naming the known ones otherwise."""
+    try:
+        return VARIANTS[slug.strip().lower()]
+    except KeyError:
+        raise ConfigError(f"unknown variant {slug!r}; known: {', '.join(sorted(VARIANTS))}") from None
