@@ -33,7 +33,8 @@ def has_long_run(cards: list[str], rules: MeldRules, value: Value, length: int) 
 
 
 def first_lowest(values: list[int], start: int) -> int:
-    """The seat with the lowest value; ties go to `start`, then clockwise from it (rules/straight.md, Special rules 3)."""
+    """The seat with the lowest value; ties go to `start`, then clockwise from it (rules/straight.md, Special
+    rules 3)."""
     n = len(values)
     return min(((start + i) % n for i in range(n)), key=values.__getitem__)
 
@@ -84,8 +85,9 @@ class AllAtOnce(DrawMeldDiscard):
             "lay_off_on_others": self.lay_off_on_others,
             "immediate_rummy": self.phase == "draw" and self.immediate_rummy and self.first_turn(),
         }
+        options: list[Op]
         if self.phase == "last-draw":
-            options = [Draw("stock")] + ([Draw("discard")] if seat == self.interrupter and self.piles[0] else [])
+            options = [Draw("stock"), *([Draw("discard")] if seat == self.interrupter and self.piles[0] else [])]
         elif self.phase == "declare":
             options = [Pass()]
         elif self.phase == "draw":

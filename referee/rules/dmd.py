@@ -5,7 +5,7 @@ the hooks below have the classic behaviour as their default.
 """
 
 import random
-from typing import Any
+from typing import Any, Self
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op
 from referee.rules.cards import deck, rank, shuffled
@@ -21,22 +21,39 @@ class DrawMeldDiscard(Game):
     """Engine of the draw-meld-discard family (rules/_general.md, Turn structure)."""
 
     family = "draw-meld-discard"
-    hand_size = 13
     meld_rules = MeldRules()
-    initial_meld = 0  # points the first meld must reach (0: none)
     starter = True  # a card is turned up to start the discard pile
-    predraw_plays = True  # table plays are allowed before the draw (rules/classic.md, Turn structure 2)
-    stock_floor = 0  # the deal ends drawn when a turn ends with this many stock cards or fewer...
-    rebuild_stock = True  # ...unless the discard pile is turned over into a new stock
-    _mutable = ("hands", "stock", "piles", "table", "opened", "placed_before")
+    rebuild_stock = True  # the stock is rebuilt from the discard pile when it reaches `stock_floor`
+    _mutable: tuple[str, ...] = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
         "shuffle_on_rebuild": Option(False, help="shuffle the discard pile when it becomes the new stock"),
         "allow_rediscard": Option(False, help="allow discarding the card taken from the pile in the same turn"),
     }
 
+    # read-only properties, so that a variant may set a value or derive one from its options or player count
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each seat."""
+        return 13
+
+    @property
+    def initial_meld(self) -> int:
+        """Points the first meld must reach (0: none)."""
+        return 0
+
+    @property
+    def predraw_plays(self) -> bool:
+        """Whether table plays are allowed before the draw (rules/classic.md, Turn structure 2)."""
+        return True
+
+    @property
+    def stock_floor(self) -> int:
+        """The deal ends drawn when a turn ends with this many stock cards or fewer, unless `rebuild_stock`."""
+        return 0
+
     @classmethod
-    def all_options(cls) -> dict:
+    def all_options(cls) -> dict[str, Option]:
         """The family's options, without the stock-rebuild ones where the stock is never rebuilt."""
         out = super().all_options()
         if not cls.rebuild_stock:
@@ -65,7 +82,8 @@ class DrawMeldDiscard(Game):
 
     def card_points(self, card: str, ident: str, low_ace: bool) -> int:
         """What `card`, placed in a meld as `ident`, counts towards the initial meld (`low_ace`: it is the ace
-        at the bottom of a low run); by default the value of the card it stands for (rules/classic.md, Special rules 1)."""
+        at the bottom of a low run); by default the value of the card it stands for (rules/classic.md, Special
+        rules 1)."""
         r = rank(ident)
         if r == 1:
             return 1 if low_ace else 11
@@ -85,7 +103,7 @@ class DrawMeldDiscard(Game):
         return [sum(self.penalty(c) for c in hand) for hand in self.hands]
 
     @classmethod
-    def hooks_only(cls) -> "DrawMeldDiscard":
+    def hooks_only(cls) -> Self:
         """An instance with the default options and no deal, for calling the value hooks (eval)."""
         game = cls.__new__(cls)
         game.opts = cls.parse_options({})
@@ -110,7 +128,7 @@ class DrawMeldDiscard(Game):
         cards = shuffled(self.make_deck(), self.deal_rng())
         n, k = self.n, self.hand_size
         seats = self.order_from(self.next_seat(self.dealer))  # Pirmasis first; eliminated seats get no cards
-        self.hands = [[] for _ in range(n)]
+        self.hands: list[list[str]] = [[] for _ in range(n)]
         for i in range(k * len(seats)):  # one at a time, clockwise, from Pirmasis
             self.hands[seats[i % len(seats)]].append(cards.pop())
         self.piles: list[list[str]] = [[cards.pop()] if self.starter else []]
@@ -149,7 +167,7 @@ class DrawMeldDiscard(Game):
 
     def draw_options(self, seat: int) -> list[Op]:
         """The draws `seat` may make as a play of their own at the start of its turn."""
-        return [Draw("stock")] + ([Draw("discard")] if self.piles[0] else [])
+        return [Draw("stock"), *([Draw("discard")] if self.piles[0] else [])]
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
@@ -198,14 +216,14 @@ class DrawMeldDiscard(Game):
         """Check a play as a whole once its last operation is applied, then end the deal or the turn."""
         hand = self.hands[seat]
         # rules/classic.md, Ambiguity 27: the initial meld must be complete within one play
-        if self.play_melded and not was_opened and not self.opened[seat]:
-            if hand or self.opts.get("hand_out_needs_40", False):
-                raise IllegalAction(
-                    "initial-meld.minimum",
-                    f"the initial meld must reach {self.initial_meld} points in one play "
-                    f"(this play's melds make {self.play_melded}); below that only a play that "
-                    "empties the hand (final discard included) may meld",
-                )
+        short = self.play_melded and not was_opened and not self.opened[seat]
+        if short and (hand or self.opts.get("hand_out_needs_40", False)):
+            raise IllegalAction(
+                "initial-meld.minimum",
+                f"the initial meld must reach {self.initial_meld} points in one play "
+                f"(this play's melds make {self.play_melded}); below that only a play that "
+                "empties the hand (final discard included) may meld",
+            )
         if not hand:
             self.end_deal(winner=seat)
         elif self.phase == "over":

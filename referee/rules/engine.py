@@ -98,7 +98,8 @@ class Game:
         """Every option of this variant, its own overriding its family's, less the `unused_options`."""
         out: dict[str, Option] = {}
         for klass in reversed(cls.__mro__):
-            out.update(getattr(klass, "OPTIONS", {}))
+            # each class's own OPTIONS only: an inherited one read again through a mixin would undo overrides
+            out.update(vars(klass).get("OPTIONS", {}))
         return {k: o for k, o in out.items() if k not in cls.unused_options}
 
     @classmethod
@@ -125,7 +126,10 @@ class Game:
 
     def fallback(self, seat: int) -> list[Op]:
         """The simple built-in policy that plays a forfeited seat's cards: the first legal option."""
-        return [self.decision(seat).options[0]]
+        options = self.decision(seat).options
+        if not options:
+            raise NotImplementedError(f"{self.slug}: a decision without options needs the variant's own fallback")
+        return [options[0]]
 
     def apply(self, seat: int, ops: list[Op]) -> None:
         """Validate and apply one play atomically; raises IllegalAction naming the rule broken."""
@@ -143,6 +147,11 @@ class Game:
         except IllegalAction:
             self._restore(snap)
             raise
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """End-of-deal value of a hand (`romis evaluate`); the families with melds override this."""
+        raise ConfigError(f"{cls.slug} has no hand evaluation")
 
     def is_over(self) -> bool:
         """True once the match has ended."""

@@ -49,7 +49,7 @@ class KnockGame(DrawMeldDiscard):
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """Deadwood and best melds of a hand; for a hand one card over, the best discard and whether it knocks."""
         game = cls.hooks_only()
-        if len(hand) == cls.hand_size + 1:
+        if len(hand) == game.hand_size + 1:
             card, split = best_discard(hand, cls.meld_rules, game.penalty)
         else:
             card, split = None, best_split(hand, cls.meld_rules, game.penalty)
@@ -73,12 +73,9 @@ class KnockGame(DrawMeldDiscard):
         if self.phase == "draw":
             return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
-        return Decision(
-            "turn",
-            "play",
-            [Discard(c) for c in discards] + [Knock(c) for c in self.knocks(seat, discards)],
-            constraints,
-        )
+        options: list[Op] = [Discard(c) for c in discards]
+        options += [Knock(c) for c in self.knocks(seat, discards)]
+        return Decision("turn", "play", options, constraints)
 
     def draw_options(self, seat: int) -> list[Op]:
         """After everyone declined the starter, only the stock."""
@@ -165,7 +162,7 @@ class KnockGame(DrawMeldDiscard):
         if least == 0:  # a knock with no deadwood counts as gin: nobody lays off
             return self.end_deal(knocker)
         defenders = self.order_from(knocker)[1:]
-        best = None
+        best: tuple[list[TableMeld], list[int]] | None = None
         for laid, _ in layouts:  # the layout that leaves the defenders the most deadwood
             table = list(self.table)
             for j, i in enumerate(reach):  # the melds the knocker could not reach stay as they were
@@ -174,6 +171,7 @@ class KnockGame(DrawMeldDiscard):
             dead = self.defend(defenders, table)
             if best is None or sum(dead) > sum(best[1]):
                 best = (table, dead)
+        assert best is not None  # arrangements() gives at least one layout
         self.table = best[0]
         deadwood = {knocker: least, **dict(zip(defenders, best[1]))}
         self.finish = {"kind": "knock", "finisher": knocker, "deadwood": [deadwood[s] for s in range(self.n)]}

@@ -1,7 +1,8 @@
 """Moving cards that are already on the table, for the draw-meld-discard family: robbing other players' melds
 (`take`) and rearranging one's own melds into new ones (`rearrange`).
 
-`TableMoves` is a mixin placed before the family engine (`class Krambambulis(TableMoves, Classic)`); a variant
+`TableMoves` is a mixin placed before the variant's base (`class Krambambulis(TableMoves, Classic)`); it derives
+from `DrawMeldDiscard`, whose state and hooks it extends, so it fits under any engine of that family. A variant
 switches each move on with a class attribute and narrows it with the hooks `check_rob` / `check_rearrange`.
 Melds keep their indices: a meld that loses every card stays as an empty placeholder (`melds.emptied`).
 """
@@ -9,16 +10,17 @@ Melds keep their indices: a meld that loses every card stays as an empty placeho
 from collections import Counter
 
 from protocol.messages import Decision, Exchange, LayOff, Meld, Op, Rearrange, Take
+from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import TableMeld, emptied, new_meld, validate, without
 
 
-def each_gets_one(groups: list[list[str]], supply: Counter) -> bool:
+def each_gets_one(groups: list[list[str]], supply: Counter[str]) -> bool:
     """Whether every group can be given its own card of `supply` that it holds (identical copies are
     interchangeable, so this is a matching of groups to the copies in `supply`)."""
     holder: dict[tuple[str, int], int] = {}  # (code, copy) -> group
 
-    def place(g: int, seen: set) -> bool:
+    def place(g: int, seen: set[tuple[str, int]]) -> bool:
         for slot in ((c, k) for c in sorted(set(groups[g])) for k in range(supply[c])):
             if slot not in seen:
                 seen.add(slot)
@@ -30,7 +32,7 @@ def each_gets_one(groups: list[list[str]], supply: Counter) -> bool:
     return all(place(g, set()) for g in range(len(groups)))
 
 
-class TableMoves:
+class TableMoves(DrawMeldDiscard):
     """Mixin: the `take` (rob) and `rearrange` operations, checked per operation and for the play as a whole."""
 
     robbing = False  # `take` from other players' melds is an operation of the variant
@@ -56,7 +58,7 @@ class TableMoves:
     def _apply(self, seat: int, ops: list[Op]) -> None:
         self.robbed: list[str] = []  # cards robbed in this play: each must end in a new meld of it
         self.play_new: list[int] = []  # the melds the seat made in this play
-        self.play_placed = Counter()  # the cards the seat put on the table from his hand in this play
+        self.play_placed: Counter[str] = Counter()  # the cards the seat put on the table from his hand in this play
         super()._apply(seat, ops)
 
     def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
@@ -72,7 +74,10 @@ class TableMoves:
             raise IllegalAction("op.unsupported", f"{type(op).__name__.lower()} is not an operation of {self.slug}")
         if self.phase == "draw" and not self.predraw_plays:
             raise IllegalAction("play.before-draw", "draw before you meld or lay off")
-        (self.rob if isinstance(op, Take) else self.rearrange)(seat, op)
+        if isinstance(op, Take):
+            self.rob(seat, op)
+        else:
+            self.rearrange(seat, op)
         self.placed_now = True
 
     def end_play(self, seat: int, was_opened: bool) -> None:
@@ -140,7 +145,8 @@ class TableMoves:
         sources = [self.live_meld(k, "rearrange") for k in op.melds]
         if any(m.owner != seat for m in sources):
             raise IllegalAction("rearrange.not-own", "only your own melds may be rearranged")
-        kept, removed = [], Counter()
+        kept: list[TableMeld] = []
+        removed: Counter[str] = Counter()
         for k, src, m in zip(op.melds, sources, op.into):
             if Counter(m.cards) - Counter(src.cards):
                 raise IllegalAction("rearrange.not-subset", f"meld {k} may only lose cards in a rearrangement")
@@ -164,8 +170,8 @@ class TableMoves:
         self.take_from_hand(seat, list(from_hand.elements()))
         if not each_gets_one([list(m.cards) for m in new], from_hand):
             raise IllegalAction("rearrange.hand-card", "each new meld needs at least one card from your hand")
-        for k, m in zip(op.melds, kept):
-            self.table[k] = m
+        for k, left in zip(op.melds, kept):
+            self.table[k] = left
         first = len(self.table)
         self.table += new
         self.play_new += range(first, len(self.table))

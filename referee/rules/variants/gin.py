@@ -41,6 +41,7 @@ class Gin(KnockGame):
     def deal_points(self, finisher: int) -> list[float]:
         """rules/gin.md, Scoring, with ties as undercuts (Ambiguities 4, 5). With more seats the finisher plays
         against the sum of his opponents' deadwood, and all of them score if he loses (rules/gin-three.md, Scoring)."""
+        assert self.finish is not None  # scored only once a knock or a gin has set it
         dead = self.finish["deadwood"]
         k = dead[finisher]
         against = sum(dead) - k

@@ -64,7 +64,8 @@ class Kalukis(Classic):
 
     # --- per-play obligations: the taken discard melded, freed jokers re-placed ---------------
     def _apply(self, seat: int, ops: list[Op]) -> None:
-        self.must_meld, self.jokers_freed, self.jokers_placed = None, 0, 0
+        self.must_meld: str | None = None  # the discard taken that a new meld of this play must hold
+        self.jokers_freed = self.jokers_placed = 0
         super()._apply(seat, ops)
 
     def draw(self, seat: int, op: Draw) -> None:

@@ -24,9 +24,9 @@ class OklahomaGin(Gin):
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
         # the score sheet (Scoring): sheet[c][seat] is the seat's total in column c; rebound, never mutated
-        self.sheet = ((0, 0),) * COLUMNS
-        self.closed = (False,) * COLUMNS
-        self.wins = (0, 0)
+        self.sheet: tuple[tuple[float, ...], ...] = ((0, 0),) * COLUMNS
+        self.closed: tuple[bool, ...] = (False,) * COLUMNS
+        self.wins: tuple[int, ...] = (0, 0)
         super().__init__(players, options, seed)
 
     def start_deal(self) -> None:
@@ -43,6 +43,7 @@ class OklahomaGin(Gin):
     def deal_points(self, finisher: int) -> list[float]:
         """Gin's points without the 25 for a plain knock win and without minus entries (Scoring; Ambiguities 3, 4)."""
         points = [max(0, p) for p in super().deal_points(finisher)]
+        assert self.finish is not None  # set by the knock or the gin being scored
         if self.finish["kind"] == "knock" and points[finisher]:
             points[finisher] -= self.bonus
         return points
@@ -66,6 +67,7 @@ class OklahomaGin(Gin):
         gained = sum(sheet[c][won] - self.sheet[c][won] for c in columns)
         self.sheet, self.closed = tuple(map(tuple, sheet)), tuple(closed)
         self.wins = tuple(w + (s == won) for s, w in enumerate(self.wins))
+        assert self.finish is not None  # set by the knock or the gin being scored
         self.finish = {**self.finish, "points": points, "columns": [list(col) for col in self.sheet]}
         return [gained if s == won else 0 for s in range(self.n)]
 

@@ -46,7 +46,7 @@ class Robbers(Krambambulis):
     # --- the opening play (Special rules 3-4; Ambiguities 14, 15) -----------------------------------------
     def _apply(self, seat: int, ops: list[Op]) -> None:
         self.was_opened = self.opened[seat]
-        self.laid: dict[int, Counter] = {}  # (card, identity) laid off from hand in this play, by meld
+        self.laid: dict[int, Counter[tuple[str, str]]] = {}  # (card, identity) laid off from hand in this play, by meld
         self.pile_card: str | None = None  # the card taken from the discard pile in this play
         super()._apply(seat, ops)
 
@@ -62,12 +62,13 @@ class Robbers(Krambambulis):
     def do(self, seat: int, op: Op) -> None:
         if isinstance(op, Exchange) and not self.opened[seat]:
             raise IllegalAction("initial-meld.first", "joker exchanges need the 40 points of the opening reached")
-        before = self.table[op.meld] if isinstance(op, LayOff) and 0 <= op.meld < len(self.table) else None
+        target = op.meld if isinstance(op, LayOff) and 0 <= op.meld < len(self.table) else None
+        before = None if target is None else self.table[target]
         super().do(seat, op)
-        if before is not None:
-            after = self.table[op.meld]
+        if target is not None and before is not None:
+            after = self.table[target]
             added = Counter(zip(after.cards, after.ids)) - Counter(zip(before.cards, before.ids))
-            self.laid[op.meld] = self.laid.get(op.meld, Counter()) + added
+            self.laid[target] = self.laid.get(target, Counter()) + added
         if not self.was_opened:
             self.play_melded = self.opening_points()
             self.opened[seat] = self.play_melded >= self.initial_meld

@@ -9,7 +9,8 @@ STRAIGHT_MELDS = MeldRules(ace_high=False, wilds=frozenset())  # ace low only, n
 
 
 class Straight(AllAtOnce):
-    """Tiesusis romis: 6 or 7 cards, rummy only with the whole hand, the interruption round, bonus to the deal winner."""
+    """Tiesusis romis: 6 or 7 cards, rummy only with the whole hand, the interruption round, bonus to the deal
+    winner."""
 
     slug = "straight"
     name = "Straight Rummy"
@@ -53,12 +54,14 @@ class Straight(AllAtOnce):
     def settle(self, kind: str, winner: int | None) -> None:
         unused = self.unused(kind, winner)
         if kind == "interruption":
+            assert self.interrupter is not None  # an interruption round has its interrupter
             winner = first_lowest(unused, self.interrupter)
         self.pay(kind, winner, unused, unused)
 
     def pay(self, kind: str, winner: int | None, unused: list[int], counted: list[int]) -> None:
         """Scoring: the bonus (sum of the others' counted points - the winner's) x m goes to the winner only."""
-        scores, m = [0] * self.n, 0
+        scores: list[float] = [0] * self.n
+        m = 0
         if winner is not None:
             m = self.multiplier(kind, winner)
             scores[winner] = (sum(counted) - counted[winner] - unused[winner]) * m
