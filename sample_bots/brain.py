@@ -7,10 +7,11 @@ whose melds those describe.
 import random
 from typing import Any
 
-from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Op, Pass
-from referee.rules.errors import IllegalAction
+from protocol.messages import Decision, Discard, Draw, Knock, LayOff, Meld, Op, Pass
+from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.errors import ConfigError, IllegalAction
 from referee.rules.melds import TableMeld, lay_off
-from referee.rules.solver import best_split
+from referee.rules.solver import Split, best_split
 
 
 class Brain:
@@ -19,13 +20,16 @@ class Brain:
     def __init__(self, variant: str, players: int, options: dict[str, Any], greedy: bool, seed: int = 0):
         from referee.rules.variants import find_variant
 
-        self.game = find_variant(variant)(players, options, 0)  # a private instance: hooks and meld rules
+        game = find_variant(variant)(players, options, 0)  # a private instance: hooks and meld rules
+        if not isinstance(game, DrawMeldDiscard):  # the plans below use its meld rules and card values
+            raise ConfigError(f"the sample bots cannot play {variant}: it is not a draw-meld-discard game")
+        self.game = game
         self.rules = self.game.meld_rules
         self.greedy = greedy
         self.rng = random.Random(seed)
         self.cautious = False
 
-    def choose(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def choose(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """The ops to send for this decision."""
         options = decision.options or []
         self.rules = self.game.meld_rules_for(view)
@@ -42,31 +46,31 @@ class Brain:
             return (
                 self._take_to_meld(decision, view) or self._take_several(decision, view) or [self._draw(options, view)]
             )
-        knocks = [o for o in options if isinstance(o, Knock)]
+        knocks = [o.discard for o in options if isinstance(o, Knock) and o.discard is not None]
         if knocks and (self.greedy or self.rng.random() < 0.5):
-            return [min(knocks, key=lambda k: (self._deadwood_without(view, k.discard), k.discard))]
+            return [Knock(min(knocks, key=lambda card: (self._deadwood_without(view, card), card)))]
         if self.game.family == "knock":  # keep melds in hand: melding only gives the opponent lay-offs
             return self._knock_turn_end(decision, view)
         return self._take_several(decision, view) or self._play(decision, view)
 
-    def _knock_turn_end(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def _knock_turn_end(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """Lay off free cards on the melds the decision opens to lay-offs (if any), then discard."""
-        discards = [o.card for o in decision.options if isinstance(o, Discard)]
+        discards = [o.card for o in decision.options or [] if isinstance(o, Discard)]
         open_melds = decision.constraints.get("layoff_melds")
         if not open_melds:
             return [Discard(self._pick_discard(discards, view["hand"]))]
         hand = list(view["hand"])
-        ops = self._lay_offs(list(best_split(hand, self.rules, self.game.penalty).deadwood), view, open_melds)
-        for op in ops:
+        lay_offs = self._lay_offs(list(best_split(hand, self.rules, self.game.penalty).deadwood), view, open_melds)
+        for op in lay_offs:
             for card in op.cards:
                 hand.remove(card)
         if not hand:
-            return ops
+            return [*lay_offs]
         taken = view.get("taken")  # the re-discard ban, judged on the cards left (it lapses if nothing else is)
         choices = sorted({c for c in hand if c != taken}) or sorted(set(hand))
-        return ops + [Discard(self._pick_discard(choices, hand))]
+        return [*lay_offs, Discard(self._pick_discard(choices, hand))]
 
-    def _take_to_meld(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def _take_to_meld(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """Where the discard may be taken only to meld it at once (constraint `discard_needs_meld`, or
         `discard_needs_placing`: meld or lay it off), the greedy
         bot takes it in one play with melds that hold it and open it (or put the whole hand down); else []."""
@@ -82,7 +86,7 @@ class Brain:
             return []
         return [Draw("discard")] + self._play(decision, {**view, "hand": hand, "taken": top})
 
-    def _take_several(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def _take_several(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """Where several discards may be taken in one play that puts them on the table (constraint `pile_take`:
         "all" when every card taken must go into a meld, "deepest" when the deepest must), the greedy bot takes
         the longest such run ("all") or the shallowest such dig ("deepest") that its best melds use; else []."""
@@ -125,7 +129,7 @@ class Brain:
         rest.remove(card)
         return best_split(rest, self.rules, self.game.penalty).points
 
-    def _play(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def _play(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         hand = list(view["hand"])
         split = best_split(hand, self.rules, self.game.penalty)
         ops: list[Op] = []
@@ -152,7 +156,7 @@ class Brain:
         ops.append(Discard(self._pick_discard(choices, hand)))
         return ops
 
-    def _whole_hand(self, decision: Any, view: dict[str, Any]) -> list[Op]:
+    def _whole_hand(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """All-at-once variants: melds only as a whole-hand rummy, or in the final turn's declarations."""
         options, hand = decision.options or [], list(view["hand"])
         if decision.phase == "declare":
@@ -168,7 +172,7 @@ class Brain:
         discards = [o.card for o in options if isinstance(o, Discard)]
         return self._rummy(hand, discards) or [Discard(self._pick_discard(discards, hand))]
 
-    def _melds(self, split: Any) -> list[Op]:
+    def _melds(self, split: Split) -> list[Op]:
         """Meld operations for the melds of a split."""
         return [Meld(list(m.cards), _identities(m, self.rules.wilds), m.kind) for m in split.melds]
 
@@ -193,9 +197,10 @@ class Brain:
         ops = self._melds(split) + (self._lay_offs(list(split.deadwood), view) if on_others else [])
         return ops or [Pass()]
 
-    def _lay_offs(self, hand: list[str], view: dict[str, Any], allowed: list[int] | None = None) -> list[Op]:
+    def _lay_offs(self, hand: list[str], view: dict[str, Any], allowed: list[int] | None = None) -> list[LayOff]:
+        """Lay-offs of `hand`'s cards, costliest first, on the view's table melds (those `allowed`, if given)."""
         table = [TableMeld(t["kind"], tuple(t["cards"]), tuple(t["identities"]), t["owner"]) for t in view["table"]]
-        ops: list[Op] = []
+        ops: list[LayOff] = []
         for card in sorted(hand, key=self.game.penalty, reverse=True):
             for i, meld in enumerate(table):
                 if allowed is not None and i not in allowed:
@@ -219,7 +224,8 @@ class Brain:
         if not self.greedy:
             return self.rng.choice(choices)
 
-        def cost(card: str) -> tuple:  # what keeping the rest is worth: melded value first, then meld-building cards
+        # what keeping the rest is worth: melded value first, then meld-building cards
+        def cost(card: str) -> tuple[int, int, str]:
             rest = list(hand)
             rest.remove(card)
             left = best_split(rest, self.rules, self.game.penalty).points
@@ -228,7 +234,7 @@ class Brain:
         return min(choices, key=cost)
 
 
-def _identities(meld: TableMeld, wilds: frozenset) -> list[str] | None:
+def _identities(meld: TableMeld, wilds: frozenset[str]) -> list[str] | None:
     """What each wild card of the meld stands for, in card order (None when it has none)."""
     return [x for c, x in zip(meld.cards, meld.ids) if c in wilds] or None
 
