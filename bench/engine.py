@@ -84,9 +84,9 @@ def main() -> None:
         us = secs / decisions * 1e6
         base_us = base_us or us
         print(
-            f"{name:18s} seeds {seeds.start}-{seeds.stop - 1}: {games:3d} games {deals:4d} deals {decisions:7d} decisions "
-            f"in {secs:6.3f} s | {decisions / secs:9.0f} decisions/s {games / secs:7.1f} games/s "
-            f"{us:7.1f} µs/decision ({us / base_us:4.1f}x baseline)"
+            f"{name:18s} seeds {seeds.start}-{seeds.stop - 1}: {games:3d} games {deals:4d} deals "
+            f"{decisions:7d} decisions in {secs:6.3f} s | {decisions / secs:9.0f} decisions/s "
+            f"{games / secs:7.1f} games/s {us:7.1f} µs/decision ({us / base_us:4.1f}x baseline)"
         )
 
 

@@ -148,7 +148,8 @@ def main() -> None:
         verdicts.append(ratio <= TARGET)
         print(
             f"  referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
-            f"({per / rtt_cpu:5.2f}x its referee CPU); target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}"
+            f"({per / rtt_cpu:5.2f}x its referee CPU); "
+            f"target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}"
         )
     if "--profile" in sys.argv or not all(verdicts):
         profile_matches()

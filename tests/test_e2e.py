@@ -79,10 +79,11 @@ def test_replay_rejects_an_altered_action(tmp_path):
         romis("play", "classic", "--bot", GREEDY, "--bot", RANDOM, "--seed", "11", "--record", str(rec)).returncode == 0
     )
     lines = rec.read_text().splitlines()
-    for n, line in enumerate(lines):
-        d = json.loads(line)
-        if d["type"] == "action" and d["ops"][0]["op"] == "draw" and d["ops"][0].get("source", "stock") == "stock":
-            break
+    n, d = next(
+        (n, d)
+        for n, d in enumerate(map(json.loads, lines))
+        if d["type"] == "action" and d["ops"][0]["op"] == "draw" and d["ops"][0].get("source", "stock") == "stock"
+    )
     d["ops"][0]["source"] = "discard"
     lines[n] = json.dumps(d)
     rec.write_text("\n".join(lines) + "\n")
