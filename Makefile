@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-diff bench clean node
+.PHONY: demo test lint format test-diff bench clean node
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -29,6 +29,20 @@ demo: $(STAMP) node
 
 test: $(STAMP) node
 	$(PY) -m pytest
+
+# ruff (lint and format check) on the whole tree, mypy on the packages (all configured in pyproject.toml);
+# every check runs, so one pass lists every finding
+lint: $(STAMP)
+	@status=0; \
+	$(VENV)/bin/ruff check . || status=1; \
+	$(VENV)/bin/ruff format --check . || status=1; \
+	$(VENV)/bin/mypy || status=1; \
+	exit $$status
+
+# rewrite the tree in the house format and apply ruff's safe fixes
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 # differential tests against OpenSpiel's gin_rummy (extra packages, so not part of `make test`)
 test-diff: $(STAMP)
