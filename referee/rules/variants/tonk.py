@@ -18,6 +18,11 @@ ONE_PACK = MeldRules(ace_high=False, wilds=DEUCES, set_max=4, set_naturals=2)
 TWO_PACKS = replace(ONE_PACK, set_max=8)
 
 
+def packs_of_hand(hand: list[str]) -> int:
+    """How many packs a hand shows: 2 if it holds two copies of a card, else 1 (the deck of 2-3 players)."""
+    return 2 if len(set(hand)) < len(hand) else 1
+
+
 class Tonk(KnockGame):
     """Tank – tonk: 7 cards, deuces wild, nothing melded in play, knock at 5 or less with a spread, one final
     turn each with lay-offs on the knocker's combinations, the knocker doubled unless strictly lowest, out at 100."""
@@ -49,6 +54,16 @@ class Tonk(KnockGame):
 
     def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
         return TWO_PACKS if view["packs"] == 2 else ONE_PACK
+
+    @classmethod
+    def meld_rules_of_hand(cls, hand: list[str]) -> MeldRules:
+        """The deck a hand comes from: two copies of a card only in the two packs of 4-5 players, else one pack."""
+        return TWO_PACKS if packs_of_hand(hand) == 2 else ONE_PACK
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """As every knock game, under the deck the hand shows (`packs`): a set of five or more needs two packs."""
+        return {**super().evaluate(hand), "packs": packs_of_hand(hand)}
 
     def layoff_allowed(self, seat: int, meld: int) -> bool:
         """After a knock, on the knocker's combinations only, and only if he kept a free card (Special rules)."""
