@@ -8,7 +8,7 @@ from referee.rules.cards import rank
 from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld
+from referee.rules.melds import TableMeld
 from referee.rules.solver import best_discard, best_split
 
 
@@ -48,20 +48,15 @@ class KnockGame(DrawMeldDiscard):
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """Deadwood and best melds of a hand; for a hand one card over, the best discard and whether it knocks."""
-        game, rules = cls.hooks_only(), cls.meld_rules_of_hand(hand)
+        game = cls.hooks_only()
         if len(hand) == cls.hand_size + 1:
-            card, split = best_discard(hand, rules, game.penalty)
+            card, split = best_discard(hand, cls.meld_rules, game.penalty)
         else:
-            card, split = None, best_split(hand, rules, game.penalty)
+            card, split = None, best_split(hand, cls.meld_rules, game.penalty)
         out = {"melds": [list(m.cards) for m in split.melds], "deadwood": list(split.deadwood), "points": split.points}
         if card is not None:
             out.update(discard=card, knock=split.points <= cls.knock_limit, gin=split.points == 0)
         return out
-
-    @classmethod
-    def meld_rules_of_hand(cls, hand: list[str]) -> MeldRules:
-        """The meld rules `evaluate` values a hand under (a variant whose rules follow the deck overrides this)."""
-        return cls.meld_rules
 
     # --- deal, offer, decisions ------------------------------------------------------
     def start_deal(self) -> None:

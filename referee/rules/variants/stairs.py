@@ -103,6 +103,8 @@ class Stairs(DrawMeldDiscard):
         self.phase = "play"
 
     def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        if isinstance(op, Exchange):  # no wild cards: the family refuses it, and it would place nothing to score
+            return super().table_op(seat, op)
         if isinstance(op, LayOff) and 0 <= op.meld < len(self.table):
             op = msgspec.structs.replace(op, end=self.layoff_end(self.table[op.meld], op))
         super().table_op(seat, op)
@@ -136,7 +138,7 @@ class Stairs(DrawMeldDiscard):
     # --- scoring (Scoring; Special rules 3-4; Ambiguities 6, 16) --------------------------------------------------
     def score_deal(self, winner: int | None) -> list[float]:
         hands = [sum(map(self.penalty, h)) for h in self.hands]
-        scores = list(self.deal_points)
+        scores: list[float] = list(self.deal_points)
         if winner is not None:
             scores[winner] += sum(hands) * (1 if self.placed_before[winner] else 2)
         if self.opts["deduct_hand_cards"]:
