@@ -177,6 +177,16 @@ def test_shorter_runs_with_the_ace_score_the_same_in_any_order(n):
         assert len(scores) == 1, run
 
 
+@pytest.mark.parametrize("end,ace", [("high", 10), ("low", 5)])
+def test_king_and_ace_closing_the_cycle_score_by_the_end_not_by_their_order(end, ace):
+    """Ambiguity 15: K and A laid off on 2..Q go at the end named: Q-K-A (the ace next to K only) or K-A-2 (between)."""
+    run = " ".join(CYCLE[1:12])
+    for cards in (["KH", "AH"], ["AH", "KH"]):
+        g = rig(["AH KH 5C", "3C 4C 5C"], table=[run])
+        g.apply(0, [LayOff(0, cards, end=end)])
+        assert g.deal_points[0] == 10 + ace
+
+
 def test_layoff_needs_no_meld_of_ones_own():
     g = rig(["9H 5C", "3C 4C 5C"], table=["6H 7H 8H"])
     g.apply(0, [Draw("stock"), LayOff(0, ["9H"])])
