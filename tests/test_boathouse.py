@@ -81,6 +81,30 @@ def test_run_needs_a_stock_draw_first():
     assert illegal(g, 0, [Draw("discard", depth=1), Meld(["2D", "3D", "4D"])]) == "draw.run-after-stock"
 
 
+# Turn structure 3b: one optional run of discards per turn, taken with the play that uses it (Ambiguity 13)
+def test_a_second_run_in_the_same_turn_is_rejected():
+    g = rig(["TC JC 3D 4D 5H 8S", "3C 4C 5C QC"], discard=PILE, opened=(True, False))
+    g.apply(0, [Draw("stock")])
+    assert g.decision(0).constraints["pile_take"] == "all"
+    second = [Draw("discard", depth=1), Meld(["2D", "3D", "4D"])]
+    assert illegal(g, 0, [Draw("discard", depth=1), Meld(["9C", "TC", "JC"]), *second]) == "draw.one-run"
+    g.apply(0, [Draw("discard", depth=1), Meld(["9C", "TC", "JC"])])  # the run, in a play of its own
+    table, pile = list(g.table), list(g.piles[0])
+    assert illegal(g, 0, second) == "draw.one-run"  # another run in a later play of the same turn
+    assert g.table == table and g.piles[0] == pile and "2D" not in g.hands[0]
+    assert "pile_take" not in g.decision(0).constraints
+    g.apply(0, [Discard("8S")])
+    g.apply(1, [Draw("stock"), Discard("QC")])
+    g.apply(0, [Draw("stock"), Draw("discard", depth=1), LayOff(0, ["QC"])])  # a new turn, a new run
+    assert g.table[0].ids == ("9C", "TC", "JC", "QC")
+
+
+def test_one_run_may_take_the_cards_for_several_melds():
+    g = rig(["TC JC 3D 4D 5H 8S", "3C 4C 5C"], discard=PILE, opened=(True, False))
+    g.apply(0, [Draw("stock"), Draw("discard", depth=2), Meld(["9C", "TC", "JC"]), Meld(["2D", "3D", "4D"])])
+    assert g.piles[0] == ["KS"] and len(g.table) == 2
+
+
 def test_unopened_player_may_take_a_run_only_into_a_valid_initial_meld():
     g = rig(["TC JC 5H 8S", "3C 4C 5C"], discard=PILE)
     g.apply(0, [Draw("stock")])

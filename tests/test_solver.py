@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from protocol.cards import RANKS, SUITS
 from referee.rules.cards import deck, rank
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, new_meld
+from referee.rules.melds import MeldRules, TableMeld, new_meld
 from referee.rules.solver import best_discard, best_split, candidate_melds
+from referee.rules.variants.fortuna import FORTUNA_MELDS
+from referee.rules.variants.tonk import TWO_PACKS as TONK_TWO_PACKS
 
 GIN = MeldRules(ace_low=True, ace_high=False, wilds=frozenset())  # rules/gin.md, Valid combinations
 CLASSIC = MeldRules()  # rules/classic.md, Valid combinations
@@ -241,6 +243,18 @@ def test_sets_stop_at_set_max_and_max_copies():
     assert best_split(three_packs, MeldRules(max_copies=3), classic_value).points == 0
 
 
+@pytest.mark.parametrize(
+    "hand,meld,points",
+    [("2D 2C 9D 2S 9D TS KH", "2C 2D 2S 9D 9D", 20), ("2C KH KH 2H KS AH AD", "2C 2H KH KH KS", 2)],
+)
+def test_wild_deuces_fill_the_missing_suits_before_a_second_copy(hand, meld, points):
+    # rules/tonk.md, Valid combinations: with two packs, deuces as the missing suits, then the natural's twin
+    split = best_split(cards(hand), TONK_TWO_PACKS, gin_value)
+    assert split.points == points and [sorted(m.cards) for m in split.melds] == [cards(meld)]
+    assert {x[1] for x in split.melds[0].ids} == set(SUITS)
+    assert_is_split_of(split, cards(hand), TONK_TWO_PACKS, gin_value)
+
+
 # --- candidate melds ---------------------------------------------------------------------------------------
 
 
@@ -274,19 +288,51 @@ def identity_options(kind: str, naturals: list[str], n_wild: int):
                 yield from product([r + s for s in SUITS], repeat=n_wild)
 
 
+def book_set(cards: tuple[str, ...], ids: tuple[str, ...], rules: MeldRules) -> bool:
+    """A set as the rules files define it, written apart from melds.py: one rank; 3-4 cards of different suits;
+    5 to set_max cards with all four suits, none more than max_copies times (_general.md, Valid combinations;
+    tonk.md, Ambiguity 8); enough natural cards (a wild card standing for itself is one: tonk.md, Ambiguity 4)."""
+    suits = Counter(x[1] for x in ids)
+    if "JK" in ids or len({x[0] for x in ids}) != 1 or not rules.min_size <= len(ids) <= rules.set_max:
+        return False
+    if max(suits.values()) > (1 if len(ids) <= 4 else rules.max_copies) or (len(ids) > 4 and len(suits) < 4):
+        return False
+    if sum(c == x for c, x in zip(cards, ids)) < max(rules.min_naturals, rules.set_naturals):
+        return False
+    try:
+        if rules.meld_check:
+            rules.meld_check(TableMeld("set", cards, ids))
+        return True
+    except IllegalAction:
+        return False
+
+
+def wild_identities(key: tuple[str, ...], rules: MeldRules, kind: str):
+    """Every list of identities for the wild cards of `key` (in card order) a brute force could try."""
+    return identity_options(kind, [c for c in key if c not in rules.wilds], sum(c in rules.wilds for c in key))
+
+
+def with_ids(key: tuple[str, ...], ids, rules: MeldRules) -> tuple[str, ...]:
+    """The identities of all the cards of `key`: naturals their own, wild cards `ids` in card order."""
+    it = iter(ids)
+    return tuple(next(it) if c in rules.wilds else c for c in key)
+
+
+def accepts(key: tuple[str, ...], rules: MeldRules, kind: str, ids) -> bool:
+    """`new_meld` accepts these cards as a `kind` with these identities for the wild cards."""
+    try:
+        new_meld(list(key), rules, identities=list(ids), kind=kind)
+        return True
+    except IllegalAction:
+        return False
+
+
 @cache
 def is_meld(key: tuple[str, ...], rules: MeldRules) -> bool:
-    """`new_meld` accepts these cards with some identities for the wild cards."""
-    wild = [c for c in key if c in rules.wilds]
-    fixed = [c for c in key if c not in rules.wilds]
-    for kind in ("run", "set"):
-        for ids in identity_options(kind, fixed, len(wild)):
-            try:
-                new_meld(list(key), rules, identities=list(ids), kind=kind)
-                return True
-            except IllegalAction:
-                pass
-    return False
+    """These cards form a run `new_meld` accepts, or a set by the book, with some identities for the wild cards."""
+    if any(accepts(key, rules, "run", ids) for ids in wild_identities(key, rules, "run")):
+        return True
+    return any(book_set(key, with_ids(key, ids, rules), rules) for ids in wild_identities(key, rules, "set"))
 
 
 def brute_force(hand: list[str], rules: MeldRules, value) -> tuple[tuple[int, int], set]:
@@ -314,6 +360,7 @@ def brute_force(hand: list[str], rules: MeldRules, value) -> tuple[tuple[int, in
 
 
 DENSE = [c for c in deck(packs=2) if c[0] in "A2345QK"]
+TWO_PACK_DEUCES = [c for c in deck(packs=2) if c[0] == "2"]
 CROSS_CHECKS = {  # rules, cards to draw naturals from, wild cards to draw from, value, naturals per hand
     "gin": (GIN, deck(), [], gin_value, (7, 9)),
     "gin-dense": (GIN, [c for c in deck() if c[0] in "A23456"], [], gin_value, (7, 9)),
@@ -325,12 +372,31 @@ CROSS_CHECKS = {  # rules, cards to draw naturals from, wild cards to draw from,
     "two-naturals": (TWO_NATURALS, [c for c in DENSE if c[0] != "2"], ["2H", "2C", "JK", "JK"], classic_value, (5, 7)),
     "big-sets": (CLASSIC, [c for c in deck(packs=2) if c[0] in "78"], ["JK"], classic_value, (6, 8)),
     "three-packs": (MeldRules(max_copies=3), [c for c in deck(packs=3) if c[0] in "9T"], [], classic_value, (7, 9)),
+    # two packs with wild cards: sets of five or more where the wild cards stand for the missing suits and a
+    # second copy of a natural joins (rules/tonk.md, Valid combinations and Ambiguity 8; classic.md, Valid combinations)
+    "tonk-big-sets": (TONK_TWO_PACKS, [c for c in deck(packs=2) if c[0] in "9K"], TWO_PACK_DEUCES, gin_value, (3, 6)),
+    "tonk-two-packs": (
+        TONK_TWO_PACKS,
+        [c for c in deck(packs=2) if c[0] in "A349K"],
+        TWO_PACK_DEUCES,
+        gin_value,
+        (3, 6),
+    ),
+    "joker-big-sets": (CLASSIC, [c for c in deck(packs=2) if c[0] in "7K"], ["JK"] * 4, classic_value, (3, 6)),
+    "fortuna-big-sets": (
+        FORTUNA_MELDS,
+        [c for c in deck(packs=2) if c[0] in "9Q"],
+        TWO_PACK_DEUCES,
+        classic_value,
+        (3, 6),
+    ),
 }
+MAX_WILDS = {"tonk-big-sets": 3, "tonk-two-packs": 3, "joker-big-sets": 3, "fortuna-big-sets": 3}  # else 2
 
 
-def hands(naturals: list[str], wilds: list[str], sizes: tuple[int, int]):
-    """Hands of distinct deck positions: `sizes` naturals plus up to two of the wild cards."""
-    return st.tuples(draws(naturals, *sizes), draws(wilds, 0, 2)).map(lambda t: t[0] + t[1])
+def hands(naturals: list[str], wilds: list[str], sizes: tuple[int, int], max_wilds: int = 2):
+    """Hands of distinct deck positions: `sizes` naturals plus up to `max_wilds` of the wild cards."""
+    return st.tuples(draws(naturals, *sizes), draws(wilds, 0, max_wilds)).map(lambda t: t[0] + t[1])
 
 
 def draws(pool: list[str], lo: int, hi: int):
@@ -347,7 +413,7 @@ def draws(pool: list[str], lo: int, hi: int):
 @given(data=st.data())
 def test_best_split_matches_exhaustive_search(name, data):
     rules, naturals, wilds, value, sizes = CROSS_CHECKS[name]
-    hand = data.draw(hands(naturals, wilds, sizes), label="hand")
+    hand = data.draw(hands(naturals, wilds, sizes, MAX_WILDS.get(name, 2)), label="hand")
     (points, left), shapes = brute_force(hand, rules, value)
     split = best_split(hand, rules, value)
     assert (split.points, len(split.deadwood)) == (points, left)

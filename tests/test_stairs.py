@@ -1,5 +1,7 @@
 """Staircase Rummy (rules/stairs.md): the worked examples, the deep draw, scoring at the moment of melding."""
 
+import random
+
 import pytest
 import rigging
 from rigging import illegal
@@ -132,11 +134,57 @@ def test_ace_closing_the_cycle_needs_an_end():
     assert illegal(g, 0, [LayOff(0, ["AH"])]) == "layoff.end"
 
 
-def test_thirteen_card_meld_is_laid_out_as_submitted():
-    cards = [r + "S" for r in "23456789TJQKA"]
+# Special rules 1, Ambiguity 4: a meld of all 13 ranks is a closed cycle, so its ace lies between K and 2 and is
+# worth 5 (connecting) whichever card the bot lists first; it is laid out from the king, K-A-2-...-Q
+CYCLE = [r + "H" for r in "A23456789TJQK"]
+
+
+@pytest.mark.parametrize("first", ["AH", "KH", "2H", "7H", "QH"])
+def test_a_thirteen_card_meld_scores_the_same_whatever_card_comes_first(first):
+    i = CYCLE.index(first)
+    cards = CYCLE[i:] + CYCLE[:i]
     g = rig([" ".join(cards) + " 5C", "3C 4C 5C"])
     g.apply(0, [Meld(cards)])
-    assert g.table[0].ids[0] == "2S" and g.deal_points[0] == 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 * 4 + 10
+    assert g.deal_points[0] == 10 + 5 + (2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10) + 10 + 10
+    assert g.table[0].ids == tuple(CYCLE[12:] + CYCLE[:12])
+
+
+def test_a_thirteen_card_meld_in_any_order_is_one_meld():
+    first = None
+    for seed in range(5):
+        cards = list(CYCLE)
+        random.Random(seed).shuffle(cards)
+        g = rig([" ".join(cards) + " 5C", "3C 4C 5C"])
+        g.apply(0, [Meld(cards)])
+        first = first or (g.table[0], g.deal_points[0])
+        assert (g.table[0], g.deal_points[0]) == first
+
+
+@pytest.mark.parametrize("n", range(3, 13))
+def test_shorter_runs_with_the_ace_score_the_same_in_any_order(n):
+    """Below 13 cards a round-the-corner run has ends, so its layout and the ace's value follow from its cards."""
+    for start in range(13):
+        run = [CYCLE[(start + k) % 13] for k in range(n)]
+        if "AH" not in run:
+            continue
+        scores = set()
+        for seed in range(3):
+            cards = list(run)
+            random.Random(seed).shuffle(cards)
+            g = rig([" ".join(cards) + " 5C", "3C 4C 5C"])
+            g.apply(0, [Meld(cards)])
+            scores.add((g.table[0].ids, g.deal_points[0]))
+        assert len(scores) == 1, run
+
+
+@pytest.mark.parametrize("end,ace", [("high", 10), ("low", 5)])
+def test_king_and_ace_closing_the_cycle_score_by_the_end_not_by_their_order(end, ace):
+    """Ambiguity 15: K and A laid off on 2..Q go at the end named: Q-K-A (the ace next to K only) or K-A-2 (between)."""
+    run = " ".join(CYCLE[1:12])
+    for cards in (["KH", "AH"], ["AH", "KH"]):
+        g = rig(["AH KH 5C", "3C 4C 5C"], table=[run])
+        g.apply(0, [LayOff(0, cards, end=end)])
+        assert g.deal_points[0] == 10 + ace
 
 
 def test_layoff_needs_no_meld_of_ones_own():

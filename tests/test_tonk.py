@@ -1,7 +1,10 @@
 """Tonk (rules/tonk.md): every worked example, the two-natural sets, knocking with a spread, the final round
 and its lay-offs, the knocker's double penalty, stock-out, elimination at 100 and the deck by player count."""
 
+import json
+
 import pytest
+import rigging
 
 from protocol.messages import Discard, Draw, Knock, LayOff, Meld, Pass
 from referee.rules.errors import IllegalAction
@@ -329,3 +332,68 @@ def test_a_final_turn_that_lays_off_every_card_scores_nothing():
     g.apply(0, [Knock("KD")])
     g.apply(1, [Draw("stock"), LayOff(0, ["3H", "9H", "TH", "JH", "QH", "KH", "2S", "2H"], ["AH", "2H"])])
     assert last(g)["scores"] == [8, 0] and g.totals == [8, 0]
+
+
+# --- two packs: sets of five or more (Valid combinations; Ambiguity 8) ------------------------------------------
+# wild deuces stand for the missing suits, then a second copy of a natural joins: 9D 9D + three deuces, and
+# KH KH KS + two deuces, are sets; the free cards are TS KH (20) and AH AD (2)
+BIG_SETS = [
+    ("2D 2C 9D 2S 9D TS KH", "2C 2D 2S 9D 9D", ["KH", "TS"], 20),
+    ("2C KH KH 2H KS AH AD", "2C 2H KH KH KS", ["AD", "AH"], 2),
+]
+
+
+@pytest.mark.parametrize("hand,meld,free,points", BIG_SETS)
+def test_eval_finds_a_two_pack_set_of_five(hand, meld, free, points):
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    r = CliRunner().invoke(app, ["eval", "tonk", "--hand", hand, "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output)
+    assert (res["points"], sorted(res["deadwood"])) == (points, free)
+    assert [" ".join(sorted(m)) for m in res["melds"]] == [meld] and res["packs"] == 2
+    text = CliRunner().invoke(app, ["eval", "tonk", "--hand", hand])
+    assert text.exit_code == 0 and text.output.splitlines()[-1] == f"points: {points}"
+
+
+def test_eval_without_a_repeated_card_assumes_one_pack():
+    # with one pack the deuce cannot be a fifth king: 2S stays free beside AH 3D
+    hand = ["KS", "KH", "KD", "KC", "2S", "AH", "3D"]
+    assert Tonk.evaluate(hand)["points"] == 6 and Tonk.evaluate(hand)["packs"] == 1
+    assert best_split(hand, TWO_PACKS, Tonk.hooks_only().penalty).points == 4  # with two packs it would be 4
+
+
+@pytest.mark.parametrize(
+    "hand,meld,identities",
+    [
+        ("2D 2C 9D 2S 9D AS 3C", "2D 2C 9D 2S 9D", ["9H", "9C", "9S"]),
+        ("2C KH KH 2H KS AH AD", "2C KH KH 2H KS", ["KC", "KD"]),
+    ],
+)
+def test_the_engine_accepts_a_two_pack_set_of_five_in_a_knock(hand, meld, identities):
+    """Four players, two packs (tests/rigging.py): seat 0 draws QD and knocks with it, the set declared with or
+    without the deuces' identities, or spread by the referee."""
+    others = ["TS JS QS 5D 5C 5S 9C"] * 3
+    for ops in ([Meld(meld.split(), identities), Knock("QD")], [Meld(meld.split()), Knock("QD")], [Knock("QD")]):
+        g = rigging.rig(Tonk, [hand, *others], stock=["QD"])
+        assert g.meld_rules == TWO_PACKS
+        g.apply(0, [Draw("stock")])
+        g.apply(0, ops)
+        (m,) = g.table
+        assert sorted(m.cards) == sorted(meld.split()) and g.knocker == 0 and len(g.hands[0]) == 2
+        assert m.kind == "set" and len({x[0] for x in m.ids}) == 1 and {x[1] for x in m.ids} == set("SHDC")
+
+
+def test_a_second_copy_joins_a_two_pack_set_once_all_four_suits_are_there():
+    """The knocker spreads 9D 9S 2H (as 9H); in the final round a second 9D alone is refused (9C is missing),
+    but 9D with 9C is laid off: five cards, all four suits, the diamond twice (Valid combinations)."""
+    knocker, layer, other = "9D 9S 2H 4H 5H 6H AS", "9D 9C TS JS 5D 5C KC", "TS JS QS 5D 5C 5S 9C"
+    g = rigging.rig(Tonk, [knocker, layer, other, other], stock=["KD", "QD"])
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["9D", "9S", "2H"], ["9H"]), Meld(["4H", "5H", "6H"]), Knock("QD")])
+    g.apply(1, [Draw("stock")])
+    assert rigging.illegal(g, 1, [LayOff(0, ["9D"])]) == "layoff.invalid"
+    g.apply(1, [LayOff(0, ["9D", "9C"]), Discard("KD")])
+    assert sorted(g.table[0].ids) == ["9C", "9D", "9D", "9H", "9S"] and g.to_act() == [2]

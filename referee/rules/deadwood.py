@@ -98,9 +98,9 @@ def _in_a_run(r: int, have: set[int], rules: MeldRules) -> bool:
         up, down, up2, down2 = r + 1, r - 1, r + 2, r - 2
         if r == 1 and rules.ace_high and 13 in have and 12 in have:
             return True
-        if r >= 12 and rules.ace_high and 1 in have:  # Q-K-A and K-A...: an ace above the king
-            if (r == 13 and 12 in have) or (r == 12 and 13 in have):
-                return True
+        above = (r == 13 and 12 in have) or (r == 12 and 13 in have)
+        if rules.ace_high and 1 in have and above:  # Q-K-A: an ace above the king
+            return True
     return (down in have and (up in have or down2 in have)) or (up in have and up2 in have)
 
 

@@ -4,7 +4,7 @@ A meld on the table is immutable: `cards` are the physical codes and `ids` the c
 (equal for natural cards), both in table order (runs from low to high).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations, product
 
@@ -162,15 +162,19 @@ def _fill_run(fixed: list[str], n_wild: int, rules: MeldRules) -> list[str] | No
                 return ids
     if rules.wrap and n <= 13:  # round the corner: a stretch of the rank cycle holding the fixed ranks
         for start in range(1, 14):
-            window = [(start - 1 + i) % 13 + 1 for i in range(n)]
-            ids = ["A23456789TJQKA"[v - 1] + s for v in window if v not in ranks]
-            if ranks <= set(window) and len(ids) == n_wild and _run_order(fixed + ids, rules):
+            stretch = [(start - 1 + i) % 13 + 1 for i in range(n)]
+            ids = ["A23456789TJQKA"[v - 1] + s for v in stretch if v not in ranks]
+            if ranks <= set(stretch) and len(ids) == n_wild and _run_order(fixed + ids, rules):
                 return ids
     return None
 
 
 def assign(
-    cards: list[str], rules: MeldRules, identities: list[str] | None, kind: str | None, fixed: list[str] = ()
+    cards: list[str],
+    rules: MeldRules,
+    identities: list[str] | None,
+    kind: str | None,
+    fixed: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
     if kind not in (None, "set", "run"):

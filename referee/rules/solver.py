@@ -145,7 +145,7 @@ def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
             for window in extras:
                 _window(window, s, present, wilds, n_wild, rules, out)
     if rules.allow_sets:
-        by_rank = Counter()
+        by_rank: Counter[str] = Counter()
         for c, n in naturals.items():
             by_rank[c[0]] += n
         for r in RANKS:
@@ -177,7 +177,8 @@ def _walk_line(
     line: tuple[int, ...], s: str, present: list[int], wilds: dict, n_wild: int, rules: MeldRules, out: dict
 ) -> None:
     """Emit the runs along one line, stopping once the gaps outnumber the wild cards."""
-    avail, gaps = [], []
+    avail: list[int] = []
+    gaps: list[int] = []
     for p, r in enumerate(line):
         (avail if present[r] else gaps).append(p)
         if len(gaps) > n_wild:

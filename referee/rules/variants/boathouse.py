@@ -24,6 +24,7 @@ class Boathouse(Classic):
     slug = "boathouse"
     name = "Boathouse Rummy"
     local_name = "Valčių stoties romis"
+    rules_version = 2  # 2: one run of discards per turn
     meld_rules = MeldRules(wrap=True)  # Valid combinations: the ranks form a cycle
     OPTIONS = {"per_card_scoring": Option(False, help="losers pay 1 point per card left; no final turns")}
 
@@ -54,6 +55,10 @@ class Boathouse(Classic):
             raise IllegalAction("draw.run-after-stock", "a run of discards may follow only a draw from the stock")
         if op.pile != 0:
             raise IllegalAction("draw.one-pile", "there is only one discard pile")
+        if self.taken_cards:  # after the stock draw, only a run takes from the pile: one run a turn (3b)
+            raise IllegalAction(
+                "draw.one-run", "only one run of discards per turn: take all the cards you need in one draw"
+            )
         self.run += self.take_discards(seat, op.depth)
 
     def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
@@ -107,7 +112,7 @@ class Boathouse(Classic):
         if self.phase == "declare":
             return Decision("turn", "declare", [Pass()], {"lay_off_on_others": True, "final_turn": True})
         d = super().decision(seat)
-        if self.phase == "play" and not self.taken and self.piles[0]:
+        if self.phase == "play" and not self.taken_cards and self.piles[0]:  # no top discard, no run yet
             d.constraints["pile_take"] = "all"  # a run of discards, every card put on the table in the same play
         return d
 

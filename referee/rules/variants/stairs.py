@@ -5,7 +5,7 @@ from typing import Any
 import msgspec
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld
-from referee.rules.cards import deck, rank
+from referee.rules.cards import deck, rank, suit
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
@@ -23,6 +23,13 @@ def ace_value(meld: TableMeld, i: int) -> int:
     return 5 if near >= {13, 2} else 10 if 13 in near else 1
 
 
+def cycle_layout(meld: TableMeld) -> TableMeld:
+    """A new meld of all 13 ranks, laid out K-A-2-...-Q whatever the order submitted: a closed cycle has no ends,
+    so its ace lies between K and 2 and is connecting (Special rules 1: "next to both K and 2"; Ambiguity 4).
+    Only a lay-off that closes a run already on the table puts the ace at an end (Ambiguity 15)."""
+    return start_at(meld, "K" + suit(meld.ids[0]))
+
+
 class Stairs(DrawMeldDiscard):
     """Laiptinis romis: 7 cards from one pack, a spread discard pile whose deeper cards may be taken to meld at
     once, every meld and lay-off scored when made, and the others' hands as the going-out bonus."""
@@ -30,6 +37,7 @@ class Stairs(DrawMeldDiscard):
     slug = "stairs"
     name = "Staircase Rummy"
     local_name = "Laiptinis romis"
+    rules_version = 2  # 2: a 13-card meld scores its ace as connecting, whatever card comes first
     min_players, max_players = 2, 4
     hand_size = 7
     meld_rules = STAIRS_MELDS
@@ -95,12 +103,14 @@ class Stairs(DrawMeldDiscard):
         self.phase = "play"
 
     def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
+        if isinstance(op, Exchange):  # no wild cards: the family refuses it, and it would place nothing to score
+            return super().table_op(seat, op)
         if isinstance(op, LayOff) and 0 <= op.meld < len(self.table):
             op = msgspec.structs.replace(op, end=self.layoff_end(self.table[op.meld], op))
         super().table_op(seat, op)
         meld = self.table[-1] if isinstance(op, Meld) else self.table[op.meld]
-        if isinstance(op, Meld) and len(meld.cards) == 13:  # a closed cycle, laid out as submitted
-            meld = self.table[-1] = start_at(meld, op.cards[0])
+        if isinstance(op, Meld) and len(meld.cards) == 13:  # a closed cycle: see `cycle_layout`
+            meld = self.table[-1] = cycle_layout(meld)
         self.deal_points[seat] += sum(self.placed_value(meld, c) for c in op.cards)
         if self.target_card in op.cards and (isinstance(op, Meld) or self.opts["deep_draw_layoff_ok"]):
             self.target_card = None
@@ -128,7 +138,7 @@ class Stairs(DrawMeldDiscard):
     # --- scoring (Scoring; Special rules 3-4; Ambiguities 6, 16) --------------------------------------------------
     def score_deal(self, winner: int | None) -> list[float]:
         hands = [sum(map(self.penalty, h)) for h in self.hands]
-        scores = list(self.deal_points)
+        scores: list[float] = list(self.deal_points)
         if winner is not None:
             scores[winner] += sum(hands) * (1 if self.placed_before[winner] else 2)
         if self.opts["deduct_hand_cards"]:

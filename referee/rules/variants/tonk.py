@@ -50,6 +50,13 @@ class Tonk(KnockGame):
     def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
         return TWO_PACKS if view["packs"] == 2 else ONE_PACK
 
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """As every knock game, under the deck the hand shows (`packs`): two copies of a card come only from the
+        two packs of 4-5 players, where a set may grow past four cards; any other hand is valued under one pack."""
+        packs = 2 if len(set(hand)) < len(hand) else 1
+        return {**super(Tonk, cls if packs == 1 else TwoPackHands).evaluate(hand), "packs": packs}
+
     def layoff_allowed(self, seat: int, meld: int) -> bool:
         """After a knock, on the knocker's combinations only, and only if he kept a free card (Special rules)."""
         knocker = self.knocker
@@ -91,11 +98,12 @@ class Tonk(KnockGame):
 
     # --- plays ------------------------------------------------------------------------------------
     def do(self, seat: int, op: Op) -> None:
-        final = self.knocker is not None
+        knocker = self.knocker
+        final = knocker is not None
         match op:
-            case LayOff() if not final:
+            case LayOff() if knocker is None:
                 raise IllegalAction("layoff.final-round-only", "lay-offs only in the final round (Ambiguity 1)")
-            case LayOff() if not self.hands[self.knocker]:
+            case LayOff() if knocker is not None and not self.hands[knocker]:
                 raise IllegalAction("layoff.knocker-has-no-free-cards", "the knocker has no free card: nobody adds")
             case Meld() if final:
                 raise IllegalAction("final.layoff-only", "the final round allows lay-offs on the knocker's melds only")
@@ -162,7 +170,7 @@ class Tonk(KnockGame):
             )
         doubled = knocker is not None and any(free[s] <= free[knocker] for s in seats if s != knocker)
         drawn = knocker is None and self.opts["stock_out_is_draw"]
-        scores = [0 if drawn else f * (2 if s == knocker and doubled else 1) for s, f in enumerate(free)]
+        scores: list[float] = [0 if drawn else f * (2 if s == knocker and doubled else 1) for s, f in enumerate(free)]
         lowest = [s for s in seats if scores[s] == min(scores[t] for t in seats)]
         kind = "knock" if knocker is not None else "stock-out" if not self.stock else "turn-cap"
         self.finish = {
@@ -176,3 +184,9 @@ class Tonk(KnockGame):
         self.finish_deal(
             scores, lowest[0] if len(lowest) == 1 else None, hands=[sorted(h) for h in self.hands], finish=self.finish
         )
+
+
+class TwoPackHands(Tonk):
+    """Tonk's meld rules with two packs, for valuing a hand that shows them (`Tonk.evaluate`); not a variant."""
+
+    meld_rules = TWO_PACKS
