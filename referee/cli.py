@@ -1,15 +1,23 @@
 """The `romis` command line: thin commands over plain functions; domain errors become exit codes."""
 
+import difflib
 import json
+import os
 import random
+import signal
 import sys
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.main
 
 from protocol.cards import CardError, parse_cards
+from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import ConfigError
+from referee.rules.knock import KnockGame
 
 app = typer.Typer(
     add_completion=False,
@@ -71,7 +79,14 @@ def variants(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
         )
 
 
-@app.command()
+PLAY_EXIT_CODES = (
+    "Exit codes: 0 the match was played (a faulted seat forfeits, but the match counts); "
+    "1 a seat faulted and --strict was given; 2 bad input (one line on stderr); "
+    "130 interrupted by Ctrl-C (143: stopped by SIGTERM). Every bot is gone in every case."
+)
+
+
+@app.command(epilog=PLAY_EXIT_CODES)
 def play(
     variant: Annotated[str, typer.Argument(help="variant slug (see `romis variants`)")],
     bot: Annotated[list[str], typer.Option("--bot", help="bot command, once per seat in seat order")],
@@ -79,27 +94,60 @@ def play(
     record: Annotated[Path | None, typer.Option(help="write the game record (JSONL) here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     timings: Annotated[bool, typer.Option(help="include timing figures in the JSON")] = False,
-    move_time: Annotated[float, typer.Option(help="seconds per decision")] = 2.0,
-    bank: Annotated[float, typer.Option(help="per-match time bank for overruns, seconds")] = 30.0,
-    startup_time: Annotated[float, typer.Option(help="seconds for a bot to answer hello")] = 10.0,
+    move_time: Annotated[float, typer.Option(help="seconds per decision (more than 0)")] = 2.0,
+    bank: Annotated[float, typer.Option(help="per-match time bank for overruns, seconds (0: none)")] = 30.0,
+    startup_time: Annotated[float, typer.Option(help="seconds for a bot to answer hello (more than 0)")] = 10.0,
     retries: Annotated[int, typer.Option(help="illegal plays a bot may retry per decision (0: forfeit at once)")] = 0,
     option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
+    strict: Annotated[bool, typer.Option(help="exit 1 if any seat faulted (for scripts and CI)")] = False,
+    progress: Annotated[
+        bool | None, typer.Option("--progress/--no-progress", help="a line per deal on stderr [default: on a terminal]")
+    ] = None,
 ) -> None:
     """Play one match between bot programs and print the result."""
-    from referee.play import play_match, render_text
+    from referee.play import new_match, render_text, run_match
 
-    if option is None:
-        option = []
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
+    live = (not as_json and sys.stderr.isatty()) if progress is None else progress
     try:
-        out = play_match(variant, bot, seed, parse_options(option), record, move_time, bank, startup_time, retries)
-    except KeyboardInterrupt:  # every bot is gone by now; the record keeps what was played
-        raise fail("interrupted", 130)
+        match = new_match(
+            variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries
+        )
+        match.on_deal = _deal_printer() if live else None
+        out = run_match(match, stop_on=(signal.SIGTERM,))
+    except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
+        raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None
     if as_json:
         typer.echo(json.dumps(out.summary(timings), indent=2))
-    else:
-        typer.echo(render_text(out))
+    else:  # the deal lines are already on the screen when the progress shared it
+        typer.echo(render_text(out, deals=not (live and sys.stdout.isatty())))
+    faulted = [f"seat {s['seat']} ({s['fault']})" for s in out.summary()["seats"] if s["fault"]]
+    if strict and faulted:
+        raise fail(f"--strict: {', '.join(faulted)} faulted", 1)
+
+
+def _deal_printer() -> Callable[[dict[str, Any]], None]:
+    """Progress for a terminal: each deal's line on stderr as the deal ends."""
+    from rich.console import Console
+
+    from referee.play import deal_line
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def show(deal: dict[str, Any]) -> None:
+        label, _, rest = deal_line(deal).partition(":")
+        console.print(f"{label}:", style="bold", end="", markup=False)
+        console.print(rest, markup=False)
+
+    return show
+
+
+def _interrupted(signum: int, record: Path | None) -> typer.Exit:
+    """The one line and the exit code (128 + the signal) of a stopped match."""
+    what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    kept = f"; the record so far is in {record}" if record else ""
+    return fail(what + kept, 128 + signum)
 
 
 @app.command()
@@ -111,7 +159,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record written by `
     try:
         res = run_replay(file)
     except ReplayError as e:
-        raise fail(f"{file}: does not replay: {e}", 1)
+        raise fail(f"{file}: does not replay: {e}", 1) from None
     typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']})")
 
 
@@ -136,30 +184,101 @@ def evaluate(
     cls = find_variant(variant)
     if (hand is None) == (hands_file is None):
         raise ConfigError("give exactly one of --hand and --hands-file")
+    if not issubclass(cls, DrawMeldDiscard):
+        raise ConfigError(f"romis eval does not know how to value {cls.slug} hands yet")
+    deck = _largest_deck(cls)
     if hand is not None:
-        res = cls.evaluate(parse_cards(hand))
+        res = cls.evaluate(_holdable(cls, deck, hand))
         if as_json:
             typer.echo(json.dumps(res))
         else:
             melds = "  ".join(" ".join(x) for x in res["melds"]) or "-"
             typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}\npoints: {res['points']}")
         return
+    assert hands_file is not None
     try:
-        lines = hands_file.read_text().splitlines()
+        lines = hands_file.read_text(encoding="utf-8").splitlines()
     except OSError as e:
         raise ConfigError(f"cannot read {hands_file}: {e.strerror}") from None
-    for n, text in enumerate(lines, 1):
-        if text.strip():
-            try:
-                typer.echo(json.dumps(cls.evaluate(parse_cards(text))))
-            except CardError as e:
-                raise ConfigError(f"{hands_file}:{n}: {e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{hands_file}: not a text file of hands") from None
+    hands = [(n, text) for n, text in enumerate(lines, 1) if text.strip()]
+    if not hands:
+        raise ConfigError(f"{hands_file}: no hands in it (one hand per line)")
+    for n, text in hands:
+        try:
+            typer.echo(json.dumps(cls.evaluate(_holdable(cls, deck, text))))
+        except (CardError, ConfigError) as e:
+            raise ConfigError(f"{hands_file}:{n}: {e}") from None
 
 
-def main() -> None:
-    """Console entry point: user errors exit 2 with one line."""
+def _largest_deck(cls: type[DrawMeldDiscard]) -> Counter[str]:
+    """How many of each card the variant deals at most (the deck of its largest table, default options)."""
+    return Counter(cls(cls.max_players, {}, 0).cards_in_play())
+
+
+def _holdable(cls: type[DrawMeldDiscard], deck: Counter[str], text: str) -> list[str]:
+    """The cards of `text`; ConfigError if the variant's players could never hold them."""
+    cards = parse_cards(text)
+    if not cards:
+        raise ConfigError("the hand is empty")
+    for card, count in sorted(Counter(cards).items()):
+        if deck[card] == 0:
+            raise ConfigError(f"{card} is not in the {cls.slug} deck")
+        if count > deck[card]:
+            raise ConfigError(f"{card} is in the hand {count} times, but the {cls.slug} deck has {deck[card]}")
+    if issubclass(cls, KnockGame) and len(cards) > cls.hand_size + 1:  # knock games hold a hand, one more mid-turn
+        raise ConfigError(f"{cls.slug} hands hold at most {cls.hand_size + 1} cards, this one has {len(cards)}")
+    return cards
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point. Every failure is one line on stderr: bad input exits 2, Ctrl-C 130."""
+    code = run(sys.argv[1:] if argv is None else argv)
+    if code == 130:
+        # a Ctrl-C that lands in code run by exec() (dataclasses, namedtuples: imports) sets CPython to kill
+        # itself by SIGINT at exit, although the interrupt was handled; the documented code is 130
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def run(argv: list[str]) -> int:
+    """Run the command line `argv`; the exit code."""
+    command = typer.main.get_command(app)
     try:
-        app()
+        with command.make_context("romis", list(argv)) as ctx:
+            command.invoke(ctx)
+    except typer.Exit as e:
+        return e.exit_code
+    except typer.TyperException as e:  # typer's usage errors, made one line like ours
+        return _usage_error(e)
+    except typer.Abort:
+        typer.echo("romis: aborted", err=True)
+        return 1
     except (ConfigError, CardError) as e:
         typer.echo(f"romis: {e}", err=True)
-        sys.exit(2)
+        return 2
+    except KeyboardInterrupt:
+        typer.echo("romis: interrupted", err=True)
+        return 130
+    except BrokenPipeError:  # `romis ... | head`: the reader has gone; so has any point in writing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 0
+
+
+def _usage_error(e: typer.TyperException) -> int:
+    """Print a usage error as one line, with the nearest option for a misspelt one; its exit code."""
+    message = " ".join(e.format_message().split())
+    if not message:  # `romis` alone: typer has printed the help
+        return e.exit_code
+    options = getattr(e, "possibilities", None)
+    if options:  # click lists every option sharing a prefix; name the nearest, as for variants
+        close = difflib.get_close_matches(getattr(e, "option_name", ""), options, n=1, cutoff=0)
+        message = f"{message.partition(' (Possible')[0]} (did you mean {close[0]}?)"
+    ctx = getattr(e, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    typer.echo(f"romis: {message.rstrip('.')}{hint}", err=True)
+    return e.exit_code

@@ -8,6 +8,7 @@ is illegal is told why (`rejected`) and asked again, up to that many times per d
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +67,7 @@ class Match:
         self.limits = limits
         self.retries = retries
         self.record = record
+        self.on_deal: Callable[[dict[str, Any]], None] | None = None  # told of each deal as it ends (progress)
         self.seats = [Seat(c, bank=limits.bank) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
@@ -245,6 +247,8 @@ class Match:
                 msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []), detail)
                 if self.record:
                     self.record.write({"type": "deal_over", **d})
+                if self.on_deal:
+                    self.on_deal(d)
                 for i in range(len(self.seats)):
                     await self._send(i, msg)
         self._broadcast_cursor = len(self.game.log)

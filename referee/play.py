@@ -1,6 +1,9 @@
 """`romis play` as a plain function: set up a game, its record and its bots, run the match."""
 
+import math
+import signal
 import statistics
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -14,6 +17,14 @@ from referee.records import RecordWriter
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import Limits
+
+
+class Interrupted(KeyboardInterrupt):
+    """The match was stopped by a signal (Ctrl-C, or one of `stop_on`); every bot is gone by then."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def romis_version() -> str:
@@ -68,6 +79,22 @@ def timing_summary(walls: list[float], cpus: list[float]) -> dict[str, Any]:
     }
 
 
+def flag_name(key: str) -> str:
+    """The command-line spelling of a limit: move_time -> --move-time."""
+    return "--" + key.replace("_", "-")
+
+
+def check_limits(limits: Mapping[str, float], spell: Callable[[str], str] = flag_name) -> None:
+    """ConfigError unless every time limit is a finite number of seconds, above 0 (the bank may be 0: no
+    overruns), each named in the error as `spell` writes it."""
+    for key, value in limits.items():
+        floor = "at least 0" if key == "bank" else "more than 0"
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if not ok or value < 0 or (value == 0 and key != "bank"):
+            shown = f"{value:g}" if ok or isinstance(value, float) else repr(value)
+            raise ConfigError(f"{spell(key)} must be a number of seconds {floor}, got {shown}")
+
+
 def play_match(
     variant: str,
     commands: list[str],
@@ -80,17 +107,32 @@ def play_match(
     retries: int = 0,
     stop_on: tuple[int, ...] = (),
 ) -> Outcome:
-    """Play one match; ConfigError for bad input before any bot starts; KeyboardInterrupt on Ctrl-C or `stop_on`."""
+    """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
+    Ctrl-C or `stop_on`."""
+    match = new_match(variant, commands, seed, options, record, move_time, bank, startup_time, retries)
+    return run_match(match, stop_on)
+
+
+def new_match(
+    variant: str,
+    commands: list[str],
+    seed: int,
+    options: dict[str, Any],
+    record: Path | None,
+    move_time: float = 2.0,
+    bank: float = 30.0,
+    startup_time: float = 10.0,
+    retries: int = 0,
+) -> Match:
+    """A match ready to run, its record file open; ConfigError for bad input (and then no file is written)."""
     cls = find_variant(variant)
-    if not cls.min_players <= len(commands) <= cls.max_players:
-        raise ConfigError(
-            f"{cls.slug} needs {cls.min_players}-{cls.max_players} bots, got {len(commands)} (--bot once per seat)"
-        )
-    if min(move_time, bank, startup_time) < 0 or retries < 0:
-        raise ConfigError("time limits and --retries must not be negative")
+    cls.check_players(len(commands), "bots", " (--bot once per seat)")
+    check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
+    if retries < 0:
+        raise ConfigError(f"--retries must be 0 or more, got {retries}")
     game = cls(len(commands), options, seed)
     limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
-    writer = None
+    match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
     if record:
         header = {
             "romis": romis_version(),
@@ -103,23 +145,30 @@ def play_match(
             "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
         }
         try:
-            writer = RecordWriter(record, header)
+            match.record = RecordWriter(record, header)
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
-    match = Match(game, commands, limits, retries, writer)
+    return match
+
+
+def run_match(match: Match, stop_on: tuple[int, ...] = ()) -> Outcome:
+    """Run a match to its end; Interrupted on Ctrl-C or one of the signals `stop_on` (the bots are gone then)."""
+    stopped_by: list[int] = []
     try:
-        result = trio.run(_run_until, match, stop_on)
-    except BaseExceptionGroup as group:  # trio's nurseries wrap Ctrl-C; the bots are already gone
-        if group.subgroup(KeyboardInterrupt):
-            raise KeyboardInterrupt from None
+        result = trio.run(_run_until, match, stop_on, stopped_by)
+    except (KeyboardInterrupt, BaseExceptionGroup) as e:  # trio's nurseries may wrap Ctrl-C
+        if isinstance(e, KeyboardInterrupt) or e.subgroup(KeyboardInterrupt):
+            raise Interrupted(signal.SIGINT) from None
         raise
     if result is None:
-        raise KeyboardInterrupt  # stopped by one of `stop_on`: the bots are gone
-    return Outcome(cls.slug, seed, game.opts, result)
+        raise Interrupted(stopped_by[0])
+    game = match.game
+    return Outcome(game.slug, game.seed, game.opts, result)
 
 
-async def _run_until(match: Match, stop_on: tuple[int, ...]) -> dict[str, Any] | None:
-    """Run the match; None if one of the signals `stop_on` arrived first (the match is then cancelled cleanly)."""
+async def _run_until(match: Match, stop_on: tuple[int, ...], stopped_by: list[int]) -> dict[str, Any] | None:
+    """Run the match; None if one of the signals `stop_on` arrived first (the match is then cancelled cleanly
+    and the signal is appended to `stopped_by`)."""
     if not stop_on:
         return await match.run()
     result = None
@@ -127,7 +176,8 @@ async def _run_until(match: Match, stop_on: tuple[int, ...]) -> dict[str, Any] |
 
         async def watch() -> None:
             with trio.open_signal_receiver(*stop_on) as signals:
-                async for _ in signals:
+                async for signum in signals:
+                    stopped_by.append(signum)
                     nursery.cancel_scope.cancel()
 
         nursery.start_soon(watch)
@@ -136,12 +186,17 @@ async def _run_until(match: Match, stop_on: tuple[int, ...]) -> dict[str, Any] |
     return result
 
 
-def render_text(out: Outcome) -> str:
-    """A readable account of a finished match."""
+def deal_line(deal: dict[str, Any]) -> str:
+    """One finished deal: who won, the deal's scores and the totals after it."""
+    who = f"seat {deal['winner']} won" if deal["winner"] is not None else "no winner"
+    return f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
+
+
+def render_text(out: Outcome, deals: bool = True) -> str:
+    """A readable account of a finished match (`deals`: with a line per deal)."""
     lines = [f"{out.variant}, seed {out.seed}: {len(out.result['deals'])} deal(s)"]
-    for d in out.result["deals"]:
-        who = f"seat {d['winner']} won" if d["winner"] is not None else "no winner"
-        lines.append(f"  deal {d['deal'] + 1}: {who}; scores {d['scores']} -> totals {d['totals']}")
+    if deals:
+        lines += ["  " + deal_line(d) for d in out.result["deals"]]
     seats = out.result["seats"]
     rows = [("rank", "seat", "score", "bot", "fault")]
     for i in sorted(range(len(seats)), key=lambda i: (out.result["ranks"][i], i)):

@@ -183,7 +183,7 @@ def test_retries_let_a_bot_correct_an_illegal_play():
         (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "nosuch=1"], "unknown option"),
         (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=150"], "target"),
         (["play", "classic", "--bot", "no-such-program-xyz", "--bot", RANDOM], "not found"),
-        (["play", "classic", "--bot", RANDOM], "needs 2-6 bots"),
+        (["play", "classic", "--bot", RANDOM], "needs 2 to 6 bots"),
         (["eval", "classic", "--hand", "7H 8H XX"], "not a card"),
         (["replay", "/nonexistent/record.jsonl"], "cannot read"),
     ],

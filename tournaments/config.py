@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.rules.engine import did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from tournaments import schedule
@@ -63,10 +64,11 @@ class Config:
 
     def tables(self) -> list[tuple[str, ...]]:
         """The tables of the schedule."""
-        names = list(self.entrants)
+        names, seats = list(self.entrants), self.seats or find_variant(self.variant).min_players
         if self.schedule == "gauntlet":
-            return schedule.gauntlet(self.candidate, names, self.seats)
-        return schedule.round_robin(names, self.seats)
+            assert self.candidate is not None, "load() checks that a gauntlet names its candidate"
+            return schedule.gauntlet(self.candidate, names, seats)
+        return schedule.round_robin(names, seats)
 
 
 def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
@@ -81,7 +83,7 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
             raise ConfigError(f"{path}: not valid TOML ({e})") from None
         unknown = sorted(set(data) - KNOWN)
         if unknown:
-            raise ConfigError(f"{path}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(KNOWN))}")
+            raise ConfigError(f"{path}: unknown setting {unknown[0]!r}{did_you_mean(unknown[0], KNOWN)}")
     data["entrants"] = _entrants(data.get("entrants", []), path)
     for key, value in overrides.items():
         if value is not None:
@@ -129,7 +131,7 @@ def _check(cfg: Config) -> Config:
     cfg.variant = cls.slug
     cfg.options = cls.parse_options(cfg.options)
     cfg.seats = cfg.seats or cls.min_players
-    cls.check_players(cfg.seats)
+    cls.check_players(cfg.seats, "seats per table")
     if len(cfg.entrants) < cfg.seats:
         raise ConfigError(f"{len(cfg.entrants)} entrant(s) cannot fill a table of {cfg.seats}")
     if cfg.schedule not in ("round-robin", "gauntlet"):
@@ -139,9 +141,12 @@ def _check(cfg: Config) -> Config:
     if cfg.deal_sets < 1 or cfg.concurrency < 1 or cfg.retries < 0:
         raise ConfigError("deal_sets and concurrency must be at least 1, retries at least 0")
     unknown = sorted(set(cfg.limits) - set(LIMIT_DEFAULTS))
-    if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cfg.limits.values()):
-        raise ConfigError(f"limits: known keys are {', '.join(LIMIT_DEFAULTS)}, each a number of seconds >= 0")
+    if unknown:
+        raise ConfigError(f"limits: unknown key {unknown[0]!r}{did_you_mean(unknown[0], LIMIT_DEFAULTS)}")
     from referee.match import split_command
+    from referee.play import check_limits
+
+    check_limits(cfg.limits, lambda key: f"limits.{key}")  # the same rules as `romis play`
 
     for command in cfg.entrants.values():
         split_command(command)

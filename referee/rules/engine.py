@@ -4,8 +4,10 @@ Pure and deterministic: no I/O, no clock, no global random state. A game is full
 (variant, options, seed, the sequence of plays), so every game replays exactly.
 """
 
+import difflib
 import hashlib
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,17 @@ from referee.rules.errors import ConfigError, IllegalAction
 def derive_seed(*parts: Any) -> int:
     """A 64-bit seed derived from the master seed and an identity (never from scheduling order)."""
     return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """The tail of an "unknown ..." message: the closest known name, or the list of them all."""
+    names = sorted(known)
+    close = difflib.get_close_matches(word.strip().lower(), names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(names)}"
+
+
+# how option types are named to a user (type(...).__name__ says "int")
+_TYPE_NAMES = {bool: "true or false", int: "whole number", float: "number", str: "text"}
 
 
 @dataclass(frozen=True)
@@ -38,7 +51,9 @@ class Option:
             elif not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
                 value = kind(value)
         except (TypeError, ValueError):
-            raise ConfigError(f"option {name}: {value!r} is not a {kind.__name__}") from None
+            raise ConfigError(f"option {name}: {value!r} is not a {_TYPE_NAMES.get(kind, kind.__name__)}") from None
+        if kind in (int, float) and value < 0:  # every numeric option is a count, a score or a cap
+            raise ConfigError(f"option {name}: {value!r} must not be negative")
         if self.choices and value not in self.choices:
             raise ConfigError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
         return value
@@ -87,10 +102,16 @@ class Game:
         self.start_deal()
 
     @classmethod
-    def check_players(cls, players: int) -> None:
-        """ConfigError unless the variant is played by `players` players."""
+    def players_text(cls) -> str:
+        """The player count as a person says it: "2" or "2 to 6"."""
+        low, high = cls.min_players, cls.max_players
+        return str(low) if low == high else f"{low} to {high}"
+
+    @classmethod
+    def check_players(cls, players: int, unit: str = "players", hint: str = "") -> None:
+        """ConfigError unless the variant is played by `players` players ("gin needs 2 bots, got 3")."""
         if not cls.min_players <= players <= cls.max_players:
-            raise ConfigError(f"{cls.slug} is played by {cls.min_players}-{cls.max_players} players, not {players}")
+            raise ConfigError(f"{cls.slug} needs {cls.players_text()} {unit}, got {players}{hint}")
 
     # --- options -------------------------------------------------------------
     @classmethod
@@ -108,7 +129,7 @@ class Game:
         known = cls.all_options()
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise ConfigError(f"unknown option {unknown[0]!r} for {cls.slug}; known: {', '.join(sorted(known))}")
+            raise ConfigError(f"unknown option {unknown[0]!r} for {cls.slug}{did_you_mean(unknown[0], known)}")
         return {k: (o.parse(k, given[k]) if k in given else o.default) for k, o in known.items()}
 
     # --- the interface every caller uses --------------------------------------

@@ -1,6 +1,6 @@
 """The variant registry: slug -> Game subclass."""
 
-from referee.rules.engine import Game
+from referee.rules.engine import Game, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
@@ -41,4 +41,4 @@ def find_variant(slug: str) -> type[Game]:
     try:
         return VARIANTS[slug.strip().lower()]
     except KeyError:
-        raise ConfigError(f"unknown variant {slug!r}; known: {', '.join(sorted(VARIANTS))}") from None
+        raise ConfigError(f"unknown variant {slug!r}{did_you_mean(slug, VARIANTS)}") from None
