@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from tournaments.about import duplicate_words
 from tournaments.spec import GameResult, SeatResult
 from tournaments.standings import standings, wilson_interval
 
@@ -207,3 +208,4 @@ def test_duplicate_luck_needs_two_deal_sets_at_a_table():
     games = [game(t, 0, r, (x, 1 + r), (y, 2 - r)) for t, (x, y) in enumerate(tables) for r in range(2)]
     dup = standings(games, ["a", "b", "c"]).duplicate
     assert dup["variance_individual"] == pytest.approx(0.5) and dup["luck_removed"] is None
+    assert "too few to measure" in duplicate_words(dup)
