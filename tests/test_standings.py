@@ -1,9 +1,11 @@
 """Standings: match points, wins, head-to-head, faults, timing, ratings and duplicate luck."""
 
+import math
 import random
 
 import pytest
 
+from tournaments.about import duplicate_words
 from tournaments.spec import GameResult, SeatResult
 from tournaments.standings import standings, wilson_interval
 
@@ -179,3 +181,31 @@ def test_to_json_has_the_report_fields():
     assert set(row["rating"]) >= {"mu", "sigma"}
     assert {"a": "a", "b": "b", "wins": 6, "losses": 0, "ties": 0, "games": 6} in js["head_to_head"]
     assert "luck_removed" in js["duplicate"]
+
+
+def test_duplicate_luck_is_not_confused_with_the_opponent_mix():
+    # a always beats b (skill), while a-c and b-c are decided by the cards alone: seat 0 wins, so each
+    # deal set of those tables gives one win each. All the card luck cancelled, and the figure says so
+    # even though a's results differ from table to table (a wins everything against b, half against c).
+    games = []
+    for t, (x, y) in enumerate([("a", "b"), ("a", "c"), ("b", "c")]):
+        for d in range(3):
+            for r, (s0, s1) in enumerate([(x, y), (y, x)]):
+                first = x if t == 0 else s0
+                games.append(game(t, d, r, (s0, 1 if s0 == first else 2), (s1, 1 if s1 == first else 2)))
+    dup = standings(games, ["a", "b", "c"]).duplicate
+    assert dup["variance_duplicate"] == 0 and dup["luck_removed"] == 1.0
+    assert (dup["units"], dup["tables"], dup["games_per_unit"], dup["spread_cut"]) == (9, 3, 2, 1.0)
+    # single games: 4 of the 6 (entrant, table) groups alternate 1, 0 (sum of squares 1.5 each), the
+    # a-b groups never vary; 5 degrees of freedom per group: 6 / 30 = 0.2, so two single deals 0.1
+    assert dup["variance_individual"] == pytest.approx(0.2)
+    assert dup["spread_single_deals"] == pytest.approx(math.sqrt(0.1))
+
+
+def test_duplicate_luck_needs_two_deal_sets_at_a_table():
+    # one deal set per table, each split one win each: nothing shows how a table's deal sets would spread
+    tables = [("a", "b"), ("a", "c"), ("b", "c")]
+    games = [game(t, 0, r, (x, 1 + r), (y, 2 - r)) for t, (x, y) in enumerate(tables) for r in range(2)]
+    dup = standings(games, ["a", "b", "c"]).duplicate
+    assert dup["variance_individual"] == pytest.approx(0.5) and dup["luck_removed"] is None
+    assert "too few to measure" in duplicate_words(dup)

@@ -13,7 +13,9 @@ app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournamen
 @app.command()
 def run(
     config: Annotated[Path | None, typer.Argument(help="tournament TOML file (see docs/tournaments.md)")] = None,
-    entrant: Annotated[list[str] | None, typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")] = None,
+    entrant: Annotated[
+        list[str] | None, typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")
+    ] = None,
     variant: Annotated[str | None, typer.Option(help="variant slug")] = None,
     seats: Annotated[int | None, typer.Option(help="seats per table")] = None,
     deal_sets: Annotated[int | None, typer.Option(help="duplicate deal sets per table")] = None,
@@ -47,7 +49,7 @@ def run(
         store = run_tournament(cfg)
     except KeyboardInterrupt:
         typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     typer.echo(render(standings(store.results(), list(cfg.entrants)), "table"))
     typer.echo(f"results: {cfg.db}" + (f"; records: {cfg.records}" if cfg.records else ""))
 
@@ -55,13 +57,18 @@ def run(
 @app.command()
 def report(
     db: Annotated[Path, typer.Argument(help="results database written by `romis tournament run`")],
-    fmt: Annotated[str, typer.Option("--format", help="table, md, csv, json or html")] = "table",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")
-    ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table, md, csv, json or html. Every format states what was played, except csv: it is the "
+            "standings table only, and with -o FILE.csv the metadata goes to FILE.meta.csv (key,value rows)",
+        ),
+    ] = "table",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
 ) -> None:
-    """Standings, head-to-head and ratings of a tournament's results."""
-    from tournaments.report import FORMATS, render
+    """Standings, head-to-head, ratings and duplicate-deal figures of a tournament, with what was played."""
+    from tournaments.report import FORMATS, meta_csv, meta_path, render
     from tournaments.standings import standings
     from tournaments.store import Store
 
@@ -70,8 +77,20 @@ def report(
     if not db.is_file():
         raise ConfigError(f"no results database at {db}")
     store = Store(db)
-    text = render(standings(store.results(), list(store.config()["entrants"])), fmt)
-    if output:
-        output.write_text(text, encoding="utf-8")
-    else:
+    about = store.about()
+    text = render(standings(store.results(), list(about.config["entrants"])), fmt, about=about)
+    if not output:
         typer.echo(text)
+        return
+    _write(output, text)
+    if fmt == "csv":
+        _write(meta_path(output), meta_csv(about))
+        typer.echo(f"romis: standings in {output}, what was played in {meta_path(output)}", err=True)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a report file; a path that cannot be written is the user's mistake, not a crash."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot write {path}: {e.strerror}") from None

@@ -167,6 +167,7 @@ def run_tournament(cfg: Config, live: bool | None = None) -> Store:
     if cfg.records:
         Path(cfg.records).mkdir(parents=True, exist_ok=True)
     specs = game_specs(cfg)
+    store.begin_run(cfg.variant, specs)
     finished = store.finished_keys()
     todo = [s for s in specs if s.key not in finished]
     progress = Progress(len(specs), len(specs) - len(todo), sys.stderr.isatty() if live is None else live)

@@ -179,39 +179,42 @@ def _head_to_head(games: list[GameResult]) -> dict[tuple[str, str], dict[str, in
 
 
 def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
-    """How much card luck duplicate dealing removed, measured on match points per game.
+    """What duplicate dealing did to the spread of results, measured on match points per game.
 
-    A duplicate unit is the set of games sharing (table, deal_set): the same decks dealt
-    under every seating rotation. For each entrant we take its match points in each game
-    and its average over each unit it played.
+    A duplicate unit (a deal set) is the set of games sharing (table, deal_set): the same decks
+    dealt under every seating rotation, so each entrant holds each seat's cards once. Every figure
+    compares an entrant with itself at one table (against the same opponents), so that a strong
+    or weak opponent mix is not mistaken for card luck.
 
-    - variance_individual: variance of single-game match points, each entrant's values
-      taken around its own mean, pooled over entrants.
-    - variance_duplicate: variance of the per-unit averages around the same means, pooled.
-    - luck_removed: averaging k games shrinks the variance k-fold even with no duplicate
-      dealing at all, so the unit variance is compared with that baseline:
-      1 - sum(k_u * dev_u^2) / dof / variance_individual, clamped to [0, 1].
-      With equal unit sizes k this is 1 - k * variance_duplicate / variance_individual.
-      0 means the units behave like independent games (no luck cancelled); 1 means the
-      unit averages show no spread at all (all the game-to-game spread was card luck).
-      None when there are too few games or no spread to measure.
+    - variance_individual: variance of single-game match points, pooled over (entrant, table).
+    - variance_duplicate: variance of the per-unit averages (an entrant's mean over the k games
+      of a unit) around the same means, pooled.
+    - variance_single_deals: what variance_duplicate would be if the k games of a unit were k
+      independent single deals: variance_individual / k.
+    - luck_removed: 1 - variance_duplicate / variance_single_deals, clamped to [0, 1]: the share
+      of the single-deal variance of a unit average that duplicate dealing cancelled. 0 means the
+      units behave like independent games; 1 means the unit averages show no spread at all.
+      None when no (entrant, table) has two units, or when no game differs from another.
+    - spread_duplicate, spread_single_deals: the square roots (standard deviations) of the two
+      unit variances; spread_cut = 1 - spread_duplicate / spread_single_deals, clamped to [0, 1].
     - per_unit: for every unit, the match points each entrant summed over its rotations
       and who scored most (all of them on a tie); unit_leads counts those per entrant.
     """
     units: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
     for g in games:
         units[(g.table, g.deal_set)].append(g)
-    per_game: dict[str, list[float]] = defaultdict(list)
-    per_unit: dict[str, list[tuple[int, float]]] = defaultdict(list)  # (k, average)
-    unit_rows, leads = [], defaultdict(int)
+    per_game: dict[tuple[str, int], list[float]] = defaultdict(list)
+    per_unit: dict[tuple[str, int], list[tuple[int, float]]] = defaultdict(list)  # (k, average)
+    unit_rows: list[dict[str, Any]] = []
+    leads: dict[str, int] = defaultdict(int)
     for (table, deal_set), unit in sorted(units.items()):
         sums: dict[str, list[float]] = defaultdict(list)
         for g in unit:
             for s in g.seats:
                 sums[s.entrant].append(match_points(s, g.seats))
         for name, pts in sums.items():
-            per_game[name].extend(pts)
-            per_unit[name].append((len(pts), sum(pts) / len(pts)))
+            per_game[(name, table)].extend(pts)
+            per_unit[(name, table)].append((len(pts), sum(pts) / len(pts)))
         totals = {name: sum(pts) for name, pts in sorted(sums.items())}
         top = max(totals.values())
         best = [name for name, t in totals.items() if t == top]
@@ -222,26 +225,63 @@ def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
         )
     return {
         "units": len(units),
+        "tables": len({t for t, _ in units}),
+        "games_per_unit": max((len(u) for u in units.values()), default=0),
         **_luck(per_game, per_unit),
         "unit_leads": dict(sorted(leads.items())),
         "per_unit": unit_rows,
     }
 
 
-def _luck(per_game: dict[str, list[float]], per_unit: dict[str, list[tuple[int, float]]]) -> dict[str, float | None]:
-    """Pooled variances and the share of variance removed (see duplicate_summary)."""
-    ss_game = ss_unit = ss_scaled = 0.0
+LUCK_FIELDS = (
+    "variance_individual",
+    "variance_duplicate",
+    "variance_single_deals",
+    "luck_removed",
+    "spread_duplicate",
+    "spread_single_deals",
+    "spread_cut",
+)
+
+
+def _pool(
+    per_game: dict[tuple[str, int], list[float]], per_unit: dict[tuple[str, int], list[tuple[int, float]]]
+) -> tuple[float, int, float, int, list[int]]:
+    """Sums of squares and degrees of freedom of games and of unit averages, each around its group's mean.
+
+    Only groups with two units or more count towards the unit figures (one unit alone says nothing
+    about how units spread); the unit sizes k of those units come last.
+    """
+    ss_game = ss_unit = 0.0
     dof_game = dof_unit = 0
-    for name, pts in per_game.items():
+    sizes: list[int] = []
+    for group, pts in per_game.items():
         mean = sum(pts) / len(pts)
         ss_game += sum((x - mean) ** 2 for x in pts)
         dof_game += len(pts) - 1
-        ss_unit += sum((a - mean) ** 2 for _, a in per_unit[name])
-        ss_scaled += sum(k * (a - mean) ** 2 for k, a in per_unit[name])
-        dof_unit += len(per_unit[name]) - 1
-    var_game = ss_game / dof_game if dof_game > 0 else None
-    var_unit = ss_unit / dof_unit if dof_unit > 0 else None
-    luck = None
-    if var_game and var_unit is not None:
-        luck = min(1.0, max(0.0, 1.0 - ss_scaled / dof_unit / var_game))
-    return {"variance_individual": var_game, "variance_duplicate": var_unit, "luck_removed": luck}
+        if len(per_unit[group]) > 1:
+            ss_unit += sum((a - mean) ** 2 for _, a in per_unit[group])
+            dof_unit += len(per_unit[group]) - 1
+            sizes.extend(k for k, _ in per_unit[group])
+    return ss_game, dof_game, ss_unit, dof_unit, sizes
+
+
+def _luck(
+    per_game: dict[tuple[str, int], list[float]], per_unit: dict[tuple[str, int], list[tuple[int, float]]]
+) -> dict[str, float | None]:
+    """Pooled variances, spreads and the share of variance removed (see duplicate_summary)."""
+    ss_game, dof_game, ss_unit, dof_unit, sizes = _pool(per_game, per_unit)
+    out: dict[str, float | None] = dict.fromkeys(LUCK_FIELDS)
+    if dof_game > 0:
+        out["variance_individual"] = var_game = ss_game / dof_game
+    if dof_game == 0 or dof_unit == 0:
+        return out
+    var_unit = ss_unit / dof_unit
+    var_single = var_game * sum(1 / k for k in sizes) / len(sizes)  # var_game / k when every unit has k games
+    out.update(variance_duplicate=var_unit, variance_single_deals=var_single)
+    out.update(spread_duplicate=math.sqrt(var_unit), spread_single_deals=math.sqrt(var_single))
+    if var_single > 0:
+        ratio = var_unit / var_single
+        out["luck_removed"] = min(1.0, max(0.0, 1.0 - ratio))
+        out["spread_cut"] = min(1.0, max(0.0, 1.0 - math.sqrt(ratio)))
+    return out

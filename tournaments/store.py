@@ -2,17 +2,22 @@
 
 A game is committed with its per-seat results in one transaction under its unique key, so a crash
 at any moment (SIGKILL included) loses no finished game and never stores one twice. The first run
-stores the configuration's fingerprint; a run with another configuration is refused.
+stores the configuration's fingerprint; a run with another configuration is refused. Every run (the
+first and each resume) also records when it started and what it ran under (romis and protocol versions,
+the variant's name, rules version and scoring direction), so a report of the database alone, even a
+copied one, says what was played.
 """
 
 import json
 import sqlite3
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.rules.errors import ConfigError
-from tournaments.spec import GameResult, SeatResult
+from tournaments.about import About
+from tournaments.spec import GameResult, GameSpec, SeatResult
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -24,6 +29,11 @@ CREATE TABLE IF NOT EXISTS seats (
     score REAL NOT NULL, rank INTEGER NOT NULL, fault TEXT, fault_detail TEXT NOT NULL,
     decisions INTEGER NOT NULL, wall_mean REAL NOT NULL, wall_p95 REAL NOT NULL, wall_max REAL NOT NULL,
     cpu REAL NOT NULL, PRIMARY KEY (game, seat));
+"""
+# A table of its own (not a key in `meta`) so that other additions to the schema never collide with it;
+# a database written before it existed simply has no rows: its metadata is unknown.
+RUNS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (started TEXT NOT NULL, games_before INTEGER NOT NULL, info TEXT NOT NULL);
 """
 SEAT_FIELDS = list(SeatResult.__dataclass_fields__)
 
@@ -37,6 +47,7 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            self.db.executescript(RUNS_SCHEMA)
         except sqlite3.DatabaseError as e:
             raise ConfigError(f"{path}: not a romis results database ({e})") from None
 
@@ -60,6 +71,60 @@ class Store:
         if row is None:
             raise ConfigError("the results database holds no tournament")
         return json.loads(row[0])
+
+    def begin_run(self, variant: str, specs: list[GameSpec]) -> None:
+        """Record that a run of the schedule `specs` starts now and what it runs under; refuse to add to
+        results played under other rules or with the entrants seated otherwise."""
+        info = {**run_info(variant), "games_scheduled": len(specs)}
+        self._check_rules(variant, info["variant"]["rules_version"])
+        self._check_seating(specs)
+        started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        (games,) = self.db.execute("SELECT count(*) FROM games").fetchone()
+        self.db.execute("INSERT INTO runs VALUES (?, ?, ?)", (started, games, json.dumps(info, sort_keys=True)))
+
+    def _check_rules(self, variant: str, rules_version: int) -> None:
+        """ConfigError if the stored games were played under another version of the variant's rules."""
+        runs = self.runs()
+        if runs and runs[0]["variant"]["rules_version"] != rules_version:
+            raise ConfigError(
+                f"the results database was played under {variant} rules version "
+                f"{runs[0]['variant']['rules_version']}, this romis plays version {rules_version}; "
+                "use another --db to start a new tournament"
+            )
+
+    def _check_seating(self, specs: list[GameSpec]) -> None:
+        """ConfigError if a stored game was played by other entrants than the schedule seats under its key.
+
+        Game keys number the tables in the order the entrants are listed, so the same entrants listed in
+        another order would skip games never played and play others twice."""
+        seated: dict[str, list[str]] = {}
+        for key, entrant in self.db.execute("SELECT game, entrant FROM seats ORDER BY game, seat"):
+            seated.setdefault(key, []).append(entrant)
+        for spec in specs:
+            stored = seated.get(spec.key)
+            if stored is not None and tuple(stored) != spec.entrants:
+                raise ConfigError(
+                    f"game {spec.key} in the results database was played by {', '.join(stored)}, but this "
+                    f"configuration seats {', '.join(spec.entrants)} there: list the entrants in the order of "
+                    "the first run, or use another --db to start a new tournament"
+                )
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run so far, first first: `run_info` plus started (UTC) and games_before (games stored then)."""
+        rows = self.db.execute("SELECT started, games_before, info FROM runs ORDER BY rowid")
+        return [{"started": t, "games_before": n, **json.loads(info)} for t, n, info in rows]
+
+    def finish_times(self) -> tuple[str | None, str | None]:
+        """When the first and the last stored game finished (UTC), or None twice while none has."""
+        row = self.db.execute(
+            "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', min(finished)), strftime('%Y-%m-%dT%H:%M:%SZ', max(finished)) "
+            "FROM games"
+        ).fetchone()
+        return row[0], row[1]
+
+    def about(self) -> About:
+        """What this database's tournament played, for a report."""
+        return About(self.config(), self.runs(), self.finish_times(), len(self.finished_keys()))
 
     def finished_keys(self) -> set[str]:
         """Keys of the games already stored."""
@@ -95,3 +160,27 @@ class Store:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+
+def run_info(variant: str) -> dict[str, Any]:
+    """What a run plays under besides its configuration: romis and protocol versions and the variant's rules."""
+    # imported here: only a run needs the referee (trio and all), a report of the database does not
+    from protocol import PROTOCOL_VERSION
+    from referee.play import romis_version
+    from referee.rules.engine import Game
+    from referee.rules.variants import find_variant
+
+    cls = find_variant(variant)
+    return {
+        "romis": romis_version(),
+        "protocol": PROTOCOL_VERSION,
+        "variant": {
+            "slug": cls.slug,
+            "name": cls.name,
+            "local_name": cls.local_name,
+            "rules_version": cls.rules_version,
+            "low_wins": cls.low_wins,
+            # a variant with its own dealer rule lets play decide who deals later deals (gin: the winner)
+            "dealer_follows_play": cls.next_dealer is not Game.next_dealer,
+        },
+    }
