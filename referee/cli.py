@@ -72,6 +72,31 @@ def variants(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
 
 
 @app.command()
+def rules(
+    variant: Annotated[
+        str | None, typer.Argument(help="variant slug; omit it for the index, `general` for the shared conventions")
+    ] = None,
+    path: Annotated[bool, typer.Option("--path", help="print the file's absolute path instead")] = False,
+) -> None:
+    """Show a variant's rules (docs/rules/VARIANT.md) in the terminal."""
+    from referee.reference import rules_file
+    from referee.rules.variants import VARIANTS
+
+    file = rules_file(variant)
+    if not file.is_file():
+        raise fail(f"the rules file for {variant or 'the index'} is missing: {file} (it ships in docs/rules/)", 1)
+    if path:
+        typer.echo(str(file))
+        return
+    if variant and not file.stem.startswith("_") and file.stem not in VARIANTS:
+        typer.echo(f"romis: note: {file.stem} is specified but not implemented yet (see `romis variants`)", err=True)
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(file.read_text(encoding="utf-8")))
+
+
+@app.command()
 def play(
     variant: Annotated[str, typer.Argument(help="variant slug (see `romis variants`)")],
     bot: Annotated[list[str], typer.Option("--bot", help="bot command, once per seat in seat order")],
