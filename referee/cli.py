@@ -46,24 +46,23 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
 
 
 @app.command()
-def variants(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False) -> None:
+def variants(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="machine-readable output, with each variant's reference")
+    ] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="the per-variant reference page (docs/reference.md)")
+    ] = False,
+) -> None:
     """List the variants romis can referee."""
-    from referee.rules.variants import VARIANTS
+    from referee.reference import descriptions, render_reference
 
-    rows = [
-        {
-            "slug": v.slug,
-            "name": v.name,
-            "local_name": v.local_name,
-            "family": v.family,
-            "players": [v.min_players, v.max_players],
-            "rules_version": v.rules_version,
-            "options": {k: o.default for k, o in v.all_options().items()},
-        }
-        for v in VARIANTS.values()
-    ]
+    rows = descriptions()
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
+        return
+    if markdown:
+        typer.echo(render_reference(rows), nl=False)
         return
     for r in rows:
         typer.echo(
