@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format test-diff bench clean node
+.PHONY: demo test lint format test-diff bench clean node reference
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -48,6 +48,10 @@ format: $(STAMP)
 test-diff: $(STAMP)
 	$(PY) -m pip install -q open-spiel rlcard
 	ROMIS_DIFF=1 $(PY) -m pytest tests/diff
+
+# the per-variant protocol reference, generated from the code (tests/test_reference.py fails when it is stale)
+reference: $(STAMP)
+	$(VENV)/bin/romis variants --markdown > docs/reference.md.new && mv docs/reference.md.new docs/reference.md
 
 bench: $(STAMP)
 	$(PY) bench/engine.py

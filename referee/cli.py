@@ -54,29 +54,53 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
 
 
 @app.command()
-def variants(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False) -> None:
+def variants(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="machine-readable output, with each variant's reference")
+    ] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="the per-variant reference page (docs/reference.md)")
+    ] = False,
+) -> None:
     """List the variants romis can referee."""
-    from referee.rules.variants import VARIANTS
+    from referee.reference import descriptions, render_reference
 
-    rows = [
-        {
-            "slug": v.slug,
-            "name": v.name,
-            "local_name": v.local_name,
-            "family": v.family,
-            "players": [v.min_players, v.max_players],
-            "rules_version": v.rules_version,
-            "options": {k: o.default for k, o in v.all_options().items()},
-        }
-        for v in VARIANTS.values()
-    ]
+    rows = descriptions()
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
+    if markdown:
+        typer.echo(render_reference(rows), nl=False)
+        return
     for r in rows:
-        typer.echo(
-            f"{r['slug']:<14} {r['name']:<22} {r['local_name']:<22} {r['players'][0]}-{r['players'][1]} players  {r['family']}"
-        )
+        low, high = r["players"]
+        players = f"{low} players" if low == high else f"{low}-{high} players"
+        typer.echo(f"{r['slug']:<14} {r['name']:<22} {r['local_name']:<22} {players:<12} {r['family']}")
+
+
+@app.command()
+def rules(
+    variant: Annotated[
+        str | None, typer.Argument(help="variant slug; omit it for the index, `general` for the shared conventions")
+    ] = None,
+    path: Annotated[bool, typer.Option("--path", help="print the file's absolute path instead")] = False,
+) -> None:
+    """Show a variant's rules (docs/rules/VARIANT.md) in the terminal."""
+    from referee.reference import rules_file
+    from referee.rules.variants import VARIANTS
+
+    file = rules_file(variant)
+    if not file.is_file():
+        raise fail(f"the rules file for {variant or 'the index'} is missing: {file} (it ships in docs/rules/)", 1)
+    if path:
+        typer.echo(str(file))
+        return
+    if variant and not file.stem.startswith("_") and file.stem not in VARIANTS:
+        typer.echo(f"romis: note: {file.stem} is specified but not implemented yet (see `romis variants`)", err=True)
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(file.read_text(encoding="utf-8")))
 
 
 PLAY_EXIT_CODES = (

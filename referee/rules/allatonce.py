@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
+from referee.rules.describe import Field, Phase
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, is_valid
@@ -39,6 +40,17 @@ def first_lowest(values: list[int], start: int) -> int:
     return min(((start + i) % n for i in range(n)), key=values.__getitem__)
 
 
+# the final turns of the interruption round (Turn structure 4), as the reference describes them
+LAST_DRAW = Phase(
+    "your final turn in the interruption round: draw (only the interrupter may take the discard)", ("draw",)
+)
+DECLARE = Phase(
+    "your final turn, after its draw: meld what you can (and lay off, where lay_off_on_others allows), or pass; "
+    "nobody discards",
+    ("pass",),
+)
+
+
 class AllAtOnce(DrawMeldDiscard):
     """Engine of the all-at-once family: whole-hand declarations and the interruption round.
 
@@ -50,6 +62,31 @@ class AllAtOnce(DrawMeldDiscard):
     lay_off_on_others = True  # in the interruption round, later players may add to others' combinations
     rebuild_stock = False  # the interruption begins before the stock runs out
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
+    PHASES = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw one card; where immediate_rummy is true you may instead declare your whole "
+            "dealt hand (melds only, no draw)",
+            ("draw",),
+        ),
+        ("turn", "play"): Phase(
+            "after the draw: discard, or declare rummy: meld your whole hand at once (every card, or all but one "
+            "and discard it)",
+            ("discard",),
+        ),
+        ("turn", "last-draw"): LAST_DRAW,
+        ("turn", "declare"): DECLARE,
+    }
+    CONSTRAINTS = {
+        "initial_meld": None,
+        "opened": None,
+        "whole_hand": Field("bool", "always true: no partial melds during play, only a whole-hand declaration (rummy)"),
+        "lay_off_on_others": Field(
+            "bool", "whether in the final turns of the interruption round you may add to other players' combinations"
+        ),
+        "immediate_rummy": Field("bool", "whether you may declare rummy now, before drawing (your first turn)"),
+    }
+    VIEW = {"interrupter": Field("int|null", "the seat that began the interruption round (null: no interruption yet)")}
+    CARD_VALUES = {"penalty": Field("int", "unused points: what a card outside your declared combinations counts")}
 
     @property
     def stock_floor(self) -> int:

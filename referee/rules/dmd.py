@@ -9,6 +9,7 @@ from typing import Any, Self
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op
 from referee.rules.cards import deck, rank, shuffled
+from referee.rules.describe import Field, Phase
 from referee.rules.engine import Game, Option, derive_seed
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, exchange, lay_off, new_meld
@@ -29,6 +30,51 @@ class DrawMeldDiscard(Game):
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
         "shuffle_on_rebuild": Option(False, help="shuffle the discard pile when it becomes the new stock"),
         "allow_rediscard": Option(False, help="allow discarding the card taken from the pile in the same turn"),
+    }
+    # what the family's decisions and views mean (referee/rules/describe.py; docs/reference.md is made from them)
+    PHASES: dict[tuple[str, str], Phase | None] = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw one card. Melds, lay-offs and exchanges may come before the draw (where the "
+            "variant allows plays before the draw) and after it in the same play, up to the discard",
+            ("draw",),
+        ),
+        ("turn", "play"): Phase(
+            "after the draw: meld, lay off and exchange as you like, then discard to end the turn (or go out by "
+            "emptying your hand)",
+            ("discard",),
+        ),
+    }
+    CONSTRAINTS: dict[str, Field | None] = {
+        "initial_meld": Field(
+            "int", "points the melds of one play must reach to open (your first meld); 0: no minimum, any meld opens"
+        ),
+        "opened": Field("bool", "whether you have opened this deal (lay-offs and exchanges need it)"),
+    }
+    VIEW: dict[str, Field | None] = {
+        "seat": Field("int", "your seat, 0-based"),
+        "players": Field("int", "the number of seats"),
+        "deal": Field("int", "the deal number, 0-based"),
+        "dealer": Field("int", "the dealer's seat"),
+        "turn": Field("int", "the seat whose turn it is"),
+        "phase": Field("str", "the phase of that turn (the decision's phase)"),
+        "hand": Field("card[]", "your cards, sorted"),
+        "table": Field(
+            "object[]",
+            "the melds on the table, each {id, owner, kind, cards, identities}: id is the index in this list, cards "
+            "the physical cards and identities what each stands for, both in table order (runs low to high)",
+        ),
+        "discard": Field("card[]", "the discard pile, bottom first, top last"),
+        "stock": Field("int", "cards left in the stock"),
+        "hand_sizes": Field("int[]", "the number of cards in each seat's hand"),
+        "opened": Field("bool[]", "whether each seat has opened this deal"),
+        "scores": Field("number[]", "each seat's running match total"),
+        "taken": Field("card|null", "the card you took from the discard pile this turn (null: none, or not your turn)"),
+    }
+    CARD_VALUES: dict[str, Field | None] = {
+        "penalty": Field("int", "what a card left in hand counts at the end of a deal"),
+        "meld": Field(
+            "int", "what a card counts towards the initial meld, by the card it stands for", requires="initial_meld"
+        ),
     }
 
     # read-only properties, so that a variant may set a value or derive one from its options or player count

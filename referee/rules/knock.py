@@ -6,6 +6,7 @@ from typing import Any
 from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
 from referee.rules.cards import rank
 from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
+from referee.rules.describe import Field, Phase
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import TableMeld
@@ -21,6 +22,33 @@ class KnockGame(DrawMeldDiscard):
     predraw_plays = False
     rebuild_stock = False  # the discard pile is never reused
     stock_floor = 2
+    PHASES = {
+        ("turn", "offer"): Phase(
+            "before the deal's first draw the starter (the top discard) is offered to each seat in turn from the "
+            "dealer's left: take it (draw from the discard pile) or pass; if all pass, the first seat draws from "
+            "the stock",
+            ("draw", "pass"),
+            requires="starter_offer",
+        ),
+        ("turn", "draw"): Phase("the start of your turn: draw one card; nothing may come before the draw", ("draw",)),
+        ("turn", "play"): Phase(
+            "after the draw: meld and lay off as you like, then discard, or knock with your discard; the knock "
+            "options are the discards after which your deadwood is within knock_limit",
+            ("discard", "knock"),
+        ),
+    }
+    CONSTRAINTS = {
+        "initial_meld": None,
+        "opened": None,
+        "knock_limit": Field(
+            "int",
+            "the most deadwood a knock may leave, inclusive: you may knock with deadwood <= knock_limit "
+            "(0: only with no deadwood, which is gin)",
+        ),
+    }
+    CARD_VALUES = {
+        "penalty": Field("int", "deadwood value: what an unmatched card counts (for knock_limit and the deal's score)")
+    }
 
     def penalty(self, card: str) -> int:
         """Deadwood value: A = 1, 2-10 face value, J Q K = 10."""

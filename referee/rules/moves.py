@@ -10,6 +10,7 @@ Melds keep their indices: a meld that loses every card stays as an empty placeho
 from collections import Counter
 
 from protocol.messages import Decision, Exchange, LayOff, Meld, Op, Rearrange, Take
+from referee.rules.describe import Field
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import TableMeld, emptied, new_meld, validate, without
@@ -39,6 +40,11 @@ class TableMoves(DrawMeldDiscard):
     rearranging = False  # `rearrange` of one's own melds is an operation of the variant
     short_remainder_to_owner = False  # a robbed meld left below the minimum goes back to its owner's hand
     #                                   (rules/robbers.md §4c) instead of making the rob illegal
+    CONSTRAINTS: dict[str, Field | None] = {
+        "rearrange": Field(
+            "bool", "whether you may rearrange your own melds now (op rearrange; once opened)", requires="rearranging"
+        )
+    }
 
     def check_rob(self, seat: int) -> None:
         """Hook: raise IllegalAction if `seat` may not rob now; by default it may."""

@@ -1,7 +1,10 @@
 """American Rummy (Amerikietiškasis romis): rules/american.md, based on rules/straight.md."""
 
+from dataclasses import replace
+
 from protocol.messages import Knock, Op
-from referee.rules.allatonce import first_lowest, has_long_run
+from referee.rules.allatonce import DECLARE, LAST_DRAW, first_lowest, has_long_run
+from referee.rules.describe import Phase
 from referee.rules.errors import IllegalAction
 from referee.rules.variants.straight import Straight
 
@@ -16,6 +19,16 @@ class American(Straight):
     lay_off_on_others = False  # Turn structure: after the interruption, own combinations only
     # Straight's own options (rules/README.md, Shared option names); their defaults apply here
     unused_options = frozenset({"first_discard_any_player", "rummy_opponents_count"})
+    PHASES = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw one card, or knock instead of drawing (the deal ends in a showdown of "
+            "every hand's unused points); where immediate_rummy is true you may declare your whole dealt hand",
+            ("draw", "knock"),
+        ),
+        # a knock usually ends the deal long before the stock runs down to the interruption
+        ("turn", "last-draw"): replace(LAST_DRAW, rare=True),
+        ("turn", "declare"): replace(DECLARE, rare=True),
+    }
 
     def draw_options(self, seat: int) -> list[Op]:
         return super().draw_options(seat) + [Knock()]

@@ -4,6 +4,7 @@ from collections import Counter
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass
+from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules
@@ -27,6 +28,22 @@ class Boathouse(Classic):
     rules_version = 2  # 2: one run of discards per turn
     meld_rules = MeldRules(wrap=True)  # Valid combinations: the ranks form a cycle
     OPTIONS = {"per_card_scoring": Option(False, help="losers pay 1 point per card left; no final turns")}
+    PHASES = {
+        ("turn", "declare"): Phase(
+            "your final turn once a player went out (not with per_card_scoring): meld and lay off from your hand "
+            "what fits, on any meld, then pass or let the play end the turn; no draw, exchange or discard",
+            ("pass",),
+        )
+    }
+    CONSTRAINTS = {
+        "pile_take": Field(
+            "str",
+            'after a stock draw, while the pile is not empty: "all": you may take a run of discards from the top '
+            "(draw from the discard pile with depth k) if every card taken goes on the table in the same play",
+        ),
+        "lay_off_on_others": Field("bool", "in your final turn: always true, you may lay off on any meld"),
+        "final_turn": Field("bool", "always true: the decision is your final turn of the deal (phase declare)"),
+    }
 
     def start_deal(self) -> None:
         self.finisher: int | None = None  # the winner, while the final turns are played

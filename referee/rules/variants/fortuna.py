@@ -4,6 +4,7 @@ from typing import Any
 
 from protocol.messages import Exchange, LayOff, Meld
 from referee.rules.cards import rank
+from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, is_valid
@@ -68,6 +69,9 @@ class Fortuna(Classic):
         "target": Option(500, help="the match ends when a total reaches this"),
         "two_in_hand_value": Option(10, help="what a wild two left in hand costs (Ambiguity 2)"),
         "spade_queen_strict": Option(False, help="a meld with the queen of spades must be valid without its twos"),
+    }
+    VIEW = {
+        "spade_queens": Field("int[]", "natural queens of spades each seat has put on the table this deal (+50 each)")
     }
 
     def start_deal(self) -> None:

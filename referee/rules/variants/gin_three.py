@@ -3,6 +3,7 @@
 from typing import Any
 
 from protocol.messages import Exchange, LayOff, Meld
+from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.variants.gin import Gin
 
@@ -18,6 +19,7 @@ class GinThree(Gin):
     OPTIONS = {
         "target": Option(200, help="the match ends when a total reaches this (End of the match)"),
     }
+    VIEW = {"layoff_open": Field("int[]", "the ids of the table melds you may add to in your current (or next) turn")}
 
     def start_deal(self) -> None:
         self.melded_in: list[int] = []  # the turn (index in the deal) in which each table meld was made

@@ -2,6 +2,7 @@
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld, Op
 from referee.rules.cards import deck, rank
+from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.variants.classic import CLASSIC_OWN, Classic
@@ -26,6 +27,13 @@ class Kalukis(Classic):
         "first_discard_literal": Option(
             False, help="an opened player's first take from the discard pile must also be melded at once"
         ),
+    }
+    CONSTRAINTS = {
+        "discard_needs_meld": Field(
+            "bool",
+            "whether the top discard may be taken now only in a play that puts it into a new meld (unopened, or "
+            "first_discard_literal); the draw options then list only the stock",
+        )
     }
 
     @property

@@ -3,6 +3,7 @@
 from typing import Any
 
 from referee.rules.cards import rank
+from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.variants.gin import Gin
 
@@ -20,6 +21,13 @@ class OklahomaGin(Gin):
         "target": Option(100, help="a column closes when a player's total in it reaches this"),
         "ace_starter_requires_all": Option(False, help="an ace starter allows no knock with deadwood: only Oklahoma"),
         "column_bonus": Option(0, help="added to the player whose total closes a column"),
+    }
+    VIEW = {
+        "starter": Field("card", "this deal's starter card, which sets the knock limit"),
+        "knock_limit": Field("int", "this deal's knock limit (inclusive, as in the constraints)"),
+        "columns": Field("number[][]", "the score sheet: columns[c][seat] is the seat's total in Hollywood column c"),
+        "closed_columns": Field("bool[]", "whether each column has closed (the match ends when all have)"),
+        "wins": Field("int[]", "deals won by each seat (the columns a win is entered in)"),
     }
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):

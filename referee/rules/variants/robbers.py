@@ -4,6 +4,7 @@ from collections import Counter
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Op
 from referee.rules.cards import deck
+from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.variants.krambambulis import Krambambulis
@@ -24,6 +25,14 @@ class Robbers(Krambambulis):
         "target": Option(500, help="the match ends when a total reaches this"),
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
         "hand_out_needs_40": Option(False, help="a go-out all at once must also reach the 40 points"),
+    }
+    CONSTRAINTS = {
+        "discard_needs_placing": Field(
+            "bool",
+            "always true: the top discard may be taken only in a play that puts it on the table (new meld or "
+            "lay-off); the draw options list only the stock",
+        ),
+        "rob": Field("bool", "whether you may rob other players' melds now (op take): only in the play that opens you"),
     }
 
     def make_deck(self) -> list[str]:

@@ -6,6 +6,7 @@ import msgspec
 
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld
 from referee.rules.cards import deck, rank, suit
+from referee.rules.describe import Field
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
@@ -50,6 +51,21 @@ class Stairs(DrawMeldDiscard):
         "deep_draw_layoff_ok": Option(False, help="a card dug from the discard pile may be laid off, not only melded"),
         "predraw_actions": Option(True, help="melds and lay-offs are allowed before the draw (Ambiguity 11)"),
         "deduct_hand_cards": Option(False, help="each loser subtracts the value of his hand (as in 500 Rum)"),
+    }
+    CONSTRAINTS = {
+        "pile_take": Field(
+            "str",
+            'in the draw phase, when the pile holds 2 or more cards: "deepest": you may take a deeper card with '
+            "every card above it (draw from the discard pile with depth k); the deepest must go into a new meld in "
+            "the same play",
+        )
+    }
+    VIEW = {"deal_points": Field("number[]", "the points each seat has scored this deal by melding and laying off")}
+    CARD_VALUES = {
+        "penalty": Field(
+            "int", "what a card left in hand counts: the going-out bonus, and with deduct_hand_cards a loss"
+        ),
+        "meld": Field("int", "what a card scores when it is placed on the table (meld or lay-off)"),
     }
 
     @property

@@ -5,6 +5,7 @@ from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
 from referee.rules.cards import deck
+from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.knock import KnockGame
@@ -34,6 +35,33 @@ class Tonk(KnockGame):
     elimination_limit = 100  # End of the match
     OPTIONS = {
         "stock_out_is_draw": Option(False, help="a deal that ends with the stock exhausted is a draw: nobody scores"),
+    }
+    PHASES = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw one card; in the final round after a knock, pass when the stock is empty",
+            ("draw", "pass"),
+        ),
+        ("turn", "play"): Phase(
+            "after the draw: discard, or knock with your discard (knock options: your free cards would be within "
+            "knock_limit); spread melds only in the knock's play, as [meld..., knock]; in the final round lay off "
+            "on the knocker's melds (layoff_melds), then discard (after a pass: nothing)",
+            ("discard", "knock"),
+        ),
+    }
+    CONSTRAINTS = {
+        "final_round": Field("bool", "present, and true, in the final round after a knock"),
+        "knocker": Field("int", "in the final round: the seat that knocked"),
+        "layoff_melds": Field(
+            "int[]",
+            "in the final round: the ids of the melds you may lay off on (the knocker's, if he kept a free card)",
+        ),
+    }
+    VIEW = {
+        "packs": Field("int", "packs in this deal's deck: 1 while 2-3 players are in, 2 for 4-5"),
+        "knocker": Field("int|null", "the seat that knocked this deal (null: nobody yet)"),
+        "finals_left": Field("int[]", "the seats still to play their final turn, in order"),
+        "knocker_free": Field("card[]|null", "the knocker's free cards, shown to all (null: no knock yet)"),
+        "eliminated": Field("bool[]", "whether each seat is out of the match (100 points or more)"),
     }
 
     def start_deal(self) -> None:
