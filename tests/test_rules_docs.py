@@ -25,13 +25,25 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_docs_rules_are_the_shared_specification_byte_for_byte():
-    if not SHARED.is_dir():
-        pytest.skip(f"no shared specification at {SHARED} to compare docs/rules/ with")
-    ours, theirs = tree(RULES), tree(SHARED)
-    assert sorted(set(theirs) - set(ours)) == [], "files missing from docs/rules/"
-    assert sorted(set(ours) - set(theirs)) == [], "files in docs/rules/ that the specification does not have"
-    assert [f for f in theirs if ours[f] != theirs[f]] == [], "files of docs/rules/ that differ from the specification"
+@pytest.mark.parametrize("name", ["rules", "seeds"])
+def test_docs_rules_and_seeds_are_the_shared_specification_byte_for_byte(name):
+    shared, copy = SHARED.parent / name, ROOT / "docs" / name
+    if not shared.is_dir():
+        pytest.skip(f"no shared specification at {shared} to compare docs/{name}/ with")
+    ours, theirs = tree(copy), tree(shared)
+    assert sorted(set(theirs) - set(ours)) == [], f"files missing from docs/{name}/"
+    assert sorted(set(ours) - set(theirs)) == [], f"files in docs/{name}/ that the specification does not have"
+    assert [f for f in theirs if ours[f] != theirs[f]] == [], (
+        f"files of docs/{name}/ that differ from the specification"
+    )
+
+
+@pytest.mark.parametrize("name", ["DESIGN.md", "STYLE.md"])
+def test_design_and_style_are_the_shared_ones(name):
+    shared = SHARED.parent / name
+    if not shared.is_file():
+        pytest.skip(f"no {shared} to compare docs/{name} with")
+    assert (ROOT / "docs" / name).read_bytes() == shared.read_bytes(), f"docs/{name} differs from {shared}"
 
 
 def test_every_variant_has_its_rules_file():
