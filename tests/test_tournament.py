@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import leftovers
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,8 +220,6 @@ def test_a_broken_config_file_gives_one_line_and_exit_2(tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
-    from test_e2e import bot_processes
-
     db = tmp_path / "r.db"
     proc = subprocess.Popen(
         [
@@ -253,6 +252,6 @@ def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
     assert proc.returncode == 130 and "resume" in err and "Traceback" not in err, err
     kept = stored_games(db)[0]
     assert 3 <= kept < 60
-    assert bot_processes("sample_bots.") == [] and bot_processes("js/random.js") == []
+    assert leftovers() == []
     r = tournament("run", *entrants(*SAMPLES), "--deal-sets", "10", "--seed", "4", "--db", str(db))
     assert r.returncode == 0 and f"resuming: {kept} of 60" in r.stderr
