@@ -1,11 +1,14 @@
 """`romis tournament run|report`: thin commands over tournaments.run and tournaments.report."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from referee.rules.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tournaments.store import Failure
 
 app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
 
@@ -13,7 +16,9 @@ app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournamen
 @app.command()
 def run(
     config: Annotated[Path | None, typer.Argument(help="tournament TOML file (see docs/tournaments.md)")] = None,
-    entrant: Annotated[list[str] | None, typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")] = None,
+    entrant: Annotated[
+        list[str] | None, typer.Option("--entrant", help="NAME=COMMAND; replaces the file's entrants")
+    ] = None,
     variant: Annotated[str | None, typer.Option(help="variant slug")] = None,
     seats: Annotated[int | None, typer.Option(help="seats per table")] = None,
     deal_sets: Annotated[int | None, typer.Option(help="duplicate deal sets per table")] = None,
@@ -47,18 +52,34 @@ def run(
         store = run_tournament(cfg)
     except KeyboardInterrupt:
         typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     typer.echo(render(standings(store.results(), list(cfg.entrants)), "table"))
+    failed = store.failures()
+    for line in failure_lines(failed):
+        typer.echo(line)
     typer.echo(f"results: {cfg.db}" + (f"; records: {cfg.records}" if cfg.records else ""))
+    if failed:  # the standings are incomplete: say so in the exit code
+        total = len(failed) + len(store.finished_keys())
+        typer.echo(f"romis: {len(failed)} of {total} games failed; run the same command to play them again", err=True)
+        raise typer.Exit(1)
+
+
+def failure_lines(failed: list["Failure"]) -> list[str]:
+    """The failed games' section of a report: how many, then each game with its entrants and reason."""
+    if not failed:
+        return []
+    lines = [f"failed games: {len(failed)} (not in the standings; the same `romis tournament run` plays them again)"]
+    for f in failed:
+        tries = f" [{f.attempts} attempts]" if f.attempts > 1 else ""
+        lines.append(f"  {f.key} ({', '.join(f.entrants)}): {f.reason}{tries}")
+    return lines
 
 
 @app.command()
 def report(
     db: Annotated[Path, typer.Argument(help="results database written by `romis tournament run`")],
     fmt: Annotated[str, typer.Option("--format", help="table, md, csv, json or html")] = "table",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")
-    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
 ) -> None:
     """Standings, head-to-head and ratings of a tournament's results."""
     from tournaments.report import FORMATS, render
@@ -75,3 +96,5 @@ def report(
         output.write_text(text, encoding="utf-8")
     else:
         typer.echo(text)
+    for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report
+        typer.echo(line, err=True)
