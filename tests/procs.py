@@ -108,6 +108,21 @@ def marked(token: str | None = None) -> list[Proc]:
     return found
 
 
+def snapshot(pid: int) -> Proc:
+    """The live process `pid`, with its start time (so that a later PID reuse is told apart)."""
+    fields = _stat(pid)
+    assert fields is not None, f"no process {pid}"
+    return _proc(pid, fields)
+
+
+def kill(procs: list[Proc]) -> None:
+    """SIGKILL each of `procs` that is still the same live process."""
+    for p in procs:
+        if is_alive(p):
+            with suppress(OSError):
+                os.kill(p.pid, signal.SIGKILL)
+
+
 def leftovers(timeout: float = 3.0) -> list[Proc]:
     """This test's processes still alive after waiting up to `timeout` seconds for them to go."""
     wait_until(lambda: not marked(), timeout)
@@ -147,9 +162,7 @@ class Tree:
 
     def kill(self) -> None:
         """SIGKILL every member still alive: a failing test must not leave its processes on a shared machine."""
-        for p in self.alive():
-            with suppress(OSError):
-                os.kill(p.pid, signal.SIGKILL)
+        kill(self.alive())
 
     def subtree(self, top: Proc) -> list[Proc]:
         """`top` and every member descended from it, as the ppid links were when each was first seen."""

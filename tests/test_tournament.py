@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from procs import Tree, is_alive, leftovers, wait_until
+from procs import Tree, is_alive, kill, leftovers, snapshot, wait_until
 
 from tournaments.config import load
 from tournaments.run import LocalExecutor, game_specs, run_tournament
@@ -460,3 +460,27 @@ def test_a_worker_killed_by_sigkill_takes_its_bots_along_and_fails_only_its_game
     assert "1 of 8 games failed" in err and "the worker process was killed by SIGKILL" in out
     assert stored_games(db) == (7, 14)
     assert leftovers() == []
+
+
+def test_the_watchdog_kills_what_carries_its_token_and_the_sessions_they_lead_but_nothing_else():
+    from tournaments.reaper import VAR, guard
+
+    outsider = subprocess.Popen(["sleep", "60"])  # started before the guard: no token
+    child = "import subprocess, sys; print(subprocess.Popen(['sleep', '60'], env={}).pid, flush=True); sys.stdin.read()"
+    started = [snapshot(outsider.pid)]
+    try:
+        with guard() as g:
+            plain = subprocess.Popen(["sleep", "60"])  # in the test's own session, which must be spared
+            leader = subprocess.Popen(
+                [PY, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+            )
+            started += [snapshot(plain.pid), snapshot(leader.pid)]
+            scrubbed = snapshot(int(leader.stdout.readline()))  # no environment at all, in the leader's session
+            started.append(scrubbed)
+            assert f"{VAR}={g.token}".encode() not in Path(f"/proc/{scrubbed.pid}/environ").read_bytes()
+        assert plain.wait(5) == leader.wait(5) == -signal.SIGKILL
+        assert wait_until(lambda: not is_alive(scrubbed)) and is_alive(started[0])
+        assert VAR not in os.environ and g.watchdog.returncode == 0
+    finally:
+        kill(started)
+        outsider.wait()
