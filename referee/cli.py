@@ -210,9 +210,9 @@ def evaluate(
         raise ConfigError("give exactly one of --hand and --hands-file")
     if not issubclass(cls, DrawMeldDiscard):
         raise ConfigError(f"romis eval does not know how to value {cls.slug} hands yet")
-    deck = _largest_deck(cls)
+    largest = cls(cls.max_players, {}, 0)  # the deck of its largest table, default options
     if hand is not None:
-        res = cls.evaluate(_holdable(cls, deck, hand))
+        res = cls.evaluate(_holdable(largest, hand))
         if as_json:
             typer.echo(json.dumps(res))
         else:
@@ -231,28 +231,24 @@ def evaluate(
         raise ConfigError(f"{hands_file}: no hands in it (one hand per line)")
     for n, text in hands:
         try:
-            typer.echo(json.dumps(cls.evaluate(_holdable(cls, deck, text))))
+            typer.echo(json.dumps(cls.evaluate(_holdable(largest, text))))
         except (CardError, ConfigError) as e:
             raise ConfigError(f"{hands_file}:{n}: {e}") from None
 
 
-def _largest_deck(cls: type[DrawMeldDiscard]) -> Counter[str]:
-    """How many of each card the variant deals at most (the deck of its largest table, default options)."""
-    return Counter(cls(cls.max_players, {}, 0).cards_in_play())
-
-
-def _holdable(cls: type[DrawMeldDiscard], deck: Counter[str], text: str) -> list[str]:
-    """The cards of `text`; ConfigError if the variant's players could never hold them."""
-    cards = parse_cards(text)
+def _holdable(game: DrawMeldDiscard, text: str) -> list[str]:
+    """The cards of `text`; ConfigError if the players of `game` (the variant's largest table) could never hold them."""
+    cards, deck, slug = parse_cards(text), Counter(game.cards_in_play()), game.slug
     if not cards:
         raise ConfigError("the hand is empty")
     for card, count in sorted(Counter(cards).items()):
         if deck[card] == 0:
-            raise ConfigError(f"{card} is not in the {cls.slug} deck")
+            raise ConfigError(f"{card} is not in the {slug} deck")
         if count > deck[card]:
-            raise ConfigError(f"{card} is in the hand {count} times, but the {cls.slug} deck has {deck[card]}")
-    if issubclass(cls, KnockGame) and len(cards) > cls.hand_size + 1:  # knock games hold a hand, one more mid-turn
-        raise ConfigError(f"{cls.slug} hands hold at most {cls.hand_size + 1} cards, this one has {len(cards)}")
+            raise ConfigError(f"{card} is in the hand {count} times, but the {slug} deck has {deck[card]}")
+    most = game.hand_size + 1  # knock games hold a hand, one more mid-turn
+    if isinstance(game, KnockGame) and len(cards) > most:
+        raise ConfigError(f"{slug} hands hold at most {most} cards, this one has {len(cards)}")
     return cards
 
 

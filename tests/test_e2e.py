@@ -1,12 +1,12 @@
 """End to end: `romis` as a user runs it, with real subprocess bots (sample and misbehaving)."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from procs import leftovers
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,20 +26,6 @@ def actions(path):
         if d["type"] == "action":
             out.append((d["seat"], d["ops"], d["verdict"]))
     return out
-
-
-def bot_processes(marker):
-    """Live (non-zombie) processes whose command line contains `marker`."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmd and state != "Z" and int(pid) != os.getpid():
-            found.append(pid)
-    return found
 
 
 def test_seeded_match_is_reproducible_and_replays(tmp_path):
@@ -132,7 +118,7 @@ def test_a_misbehaving_bot_forfeits_and_leaves_nothing_behind(bot, fault, tmp_pa
     seats = json.loads(r.stdout)["seats"]
     assert seats[1]["fault"] == fault or (bot == "exit_now" and seats[1]["fault"] in ("crash", "broken_pipe"))
     assert seats[1]["rank"] == 3 and seats[0]["fault"] is None and seats[2]["fault"] is None
-    assert bot_processes(f"sample_bots.bad.{bot}") == []
+    assert leftovers() == []
     assert romis("replay", str(tmp_path / "r.jsonl")).returncode == 0
 
 
@@ -153,7 +139,7 @@ def test_noisy_but_legal_bots_finish_without_a_fault(bot):
     )
     assert r.returncode == 0, r.stderr
     assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
-    assert bot_processes(f"sample_bots.bad.{bot}") == [] and bot_processes("sleep 1000") == []
+    assert leftovers() == []
 
 
 def test_retries_let_a_bot_correct_an_illegal_play():
@@ -235,7 +221,7 @@ def test_ctrl_c_stops_play_leaving_no_bot_and_keeping_the_record(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode != 0 and "Traceback" not in err
-    assert bot_processes("sample_bots.bad.") == [] and bot_processes("sleep 1000") == []
+    assert leftovers() == []
     assert any(json.loads(line)["type"] == "action" for line in rec.read_text().splitlines())
 
 

@@ -7,12 +7,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
 import trio
+from procs import gone, group_gone, group_size, wait_until
 
 from referee.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
@@ -53,50 +53,11 @@ def request(n: int) -> bytes:
     )
 
 
-def _state(pid: int) -> tuple[str, int] | None:
-    """(state letter, pgid) of a process, or None if it does not exist."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
-    except FileNotFoundError:
-        return None
-    return fields[0].decode(), int(fields[2])
-
-
-def _alive(pid: int) -> bool:
-    # A zombie is dead: it only waits for its parent (here PID 1, which polls slowly) to reap it.
-    state = _state(pid)
-    return state is not None and state[0] not in "ZX"
-
-
-def _wait_until(condition, deadline: float = 2.0) -> bool:
-    end = time.monotonic() + deadline
-    while not condition():
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def gone(pid: int) -> bool:
-    """True once `pid` is dead."""
-    return _wait_until(lambda: not _alive(pid))
-
-
-def _group_size(pgid: int) -> int:
-    states = (_state(int(p)) for p in os.listdir("/proc") if p.isdigit())
-    return sum(1 for s in states if s and s[0] not in "ZX" and s[1] == pgid)
-
-
 def _fault_kind(raw: bytes) -> str:
     """The kind of the BotFault that the reply `raw` raises (the test fails if it decodes)."""
     with pytest.raises(BotFault) as fault:
         decode_reply(raw)
     return fault.value.kind
-
-
-def group_gone(pgid: int) -> bool:
-    """True once no live process is left in process group `pgid`."""
-    return _wait_until(lambda: _group_size(pgid) == 0)
 
 
 async def greet(bot: BotProcess) -> dict:
@@ -289,7 +250,7 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
     ) as referee:
         try:
             pgids = [int(referee.stdout.readline()) for _ in range(3)]
-            assert all(_wait_until(lambda p=p: _group_size(p) == 2, 5) for p in pgids)  # bot + child
+            assert all(wait_until(lambda p=p: group_size(p) == 2, 5) for p in pgids)  # bot + child
             referee.send_signal(signal.SIGINT)
             assert referee.wait(10) != 0
         finally:

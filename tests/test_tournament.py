@@ -10,6 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import Tree, is_alive, kill, leftovers, snapshot, wait_until
+
+from tournaments.config import load
+from tournaments.run import LocalExecutor, game_specs, run_tournament
+from tournaments.spec import GameResult, SeatResult
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,10 +26,15 @@ SAMPLES = [
 ]
 
 
-def tournament(*args, timeout=600):
+def tournament(*args, timeout=600, env=None):
     return subprocess.run(
-        [PY, "-m", "referee", "tournament", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [PY, "-m", "referee", "tournament", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+def start_tournament(*args, **kw):
+    """`romis tournament run ARGS` in the background, in its own session (as a terminal would start it)."""
+    return subprocess.Popen([PY, "-m", "referee", "tournament", "run", *args], cwd=ROOT, start_new_session=True, **kw)
 
 
 def entrants(*specs):
@@ -221,8 +231,6 @@ def test_a_broken_config_file_gives_one_line_and_exit_2(tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
-    from test_e2e import bot_processes
-
     db = tmp_path / "r.db"
     proc = subprocess.Popen(
         [
@@ -255,6 +263,226 @@ def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
     assert proc.returncode == 130 and "resume" in err and "Traceback" not in err, err
     kept = stored_games(db)[0]
     assert 3 <= kept < 60
-    assert bot_processes("sample_bots.") == [] and bot_processes("js/random.js") == []
+    assert leftovers() == []
     r = tournament("run", *entrants(*SAMPLES), "--deal-sets", "10", "--seed", "4", "--db", str(db))
     assert r.returncode == 0 and f"resuming: {kept} of 60" in r.stderr
+
+
+# --- failed games: a game that raises, or whose worker dies, fails alone --------------------------
+def fake_play(spec):
+    """A game without bots: the entrant in seat 0 wins. Module-level, so that a worker can unpickle it."""
+    seats = [SeatResult(e, i, 10.0 * i, i + 1) for i, e in enumerate(spec.entrants)]
+    return GameResult(spec.key, spec.table, spec.deal_set, spec.rotation, spec.seed, 1, seats)
+
+
+def raising_play(spec):
+    """Raises as trio does when the referee's own code fails inside a match's nursery."""
+    if spec.rotation == 1:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [RuntimeError("the referee tripped\non a reply")])
+    return fake_play(spec)
+
+
+def dying_play(spec):
+    """Kills its own worker in one game."""
+    if spec.key == "t0-d0-r1":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return fake_play(spec)
+
+
+class Injected(LocalExecutor):
+    """The local executor with another function in the workers."""
+
+    def __init__(self, play, workers=2):
+        super().__init__(workers)
+        self.play = play
+
+
+def small_config(tmp_path):
+    cmd = "python -m sample_bots.random"
+    return load(None, {"entrants": {"a": cmd, "b": cmd}, "deal_sets": 2, "db": str(tmp_path / "r.db")})
+
+
+def test_a_game_that_raises_is_stored_as_failed_and_the_others_finish(tmp_path, capsys):
+    cfg = small_config(tmp_path)
+    store = run_tournament(cfg, live=False, executor=Injected(raising_play))
+    bad = [s for s in game_specs(cfg) if s.rotation == 1]
+    failed = store.failures()
+    assert [(f.key, f.entrants) for f in failed] == [(s.key, list(s.entrants)) for s in bad]
+    assert all(f.reason == "RuntimeError: the referee tripped on a reply" and f.attempts == 1 for f in failed)
+    assert all("Traceback" in f.detail and "raising_play" in f.detail for f in failed)
+    assert sorted(r.key for r in store.results()) == sorted(s.key for s in game_specs(cfg) if s.rotation == 0)
+    err = capsys.readouterr().err
+    assert f"{bad[0].key} FAILED (b, a): RuntimeError: the referee tripped on a reply" in err
+    assert "[4/4]" in err and "| 2 failed" in err
+    assert leftovers() == []  # no worker, no watchdog
+
+
+def test_resume_plays_failed_games_again_without_counting_any_twice(tmp_path, capsys):
+    cfg = small_config(tmp_path)
+    run_tournament(cfg, live=False, executor=Injected(raising_play)).close()
+    again = run_tournament(cfg, live=False, executor=Injected(raising_play))
+    assert [f.attempts for f in again.failures()] == [2, 2] and len(again.results()) == 2
+    assert "resuming: 2 of 4 games already stored; 2 failed game(s) are played again" in capsys.readouterr().err
+    again.close()
+    fixed = run_tournament(cfg, live=False, executor=Injected(fake_play))
+    assert fixed.failures() == [] and sorted(r.key for r in fixed.results()) == sorted(s.key for s in game_specs(cfg))
+    assert all(len(r.seats) == 2 for r in fixed.results())
+
+
+def test_a_worker_that_dies_fails_its_game_and_a_new_worker_plays_on(tmp_path):
+    cfg = small_config(tmp_path)
+    store = run_tournament(cfg, live=False, executor=Injected(dying_play, workers=1))
+    assert [(f.key, f.reason) for f in store.failures()] == [("t0-d0-r1", "the worker process was killed by SIGKILL")]
+    assert len(store.results()) == 3
+    assert leftovers() == []
+
+
+HOOK = """
+import sys
+if not any("sample_bots" in a for a in sys.orig_argv):  # not in the bots: the referee raises mid-match
+    import referee.match
+    play = referee.match.Match._play
+    async def _play(self):
+        if any("hostile" in seat.command for seat in self.seats):
+            raise ValueError("a reply the referee could not handle")
+        await play(self)
+    referee.match.Match._play = _play
+"""
+
+
+def test_a_game_whose_referee_raises_fails_alone_and_the_run_says_so(tmp_path):
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(HOOK)
+    broken = {**os.environ, "PYTHONPATH": str(tmp_path / "hook")}
+    db = tmp_path / "r.db"
+    people = entrants(SAMPLES[0], SAMPLES[1], "hostile=python -m sample_bots.random hostile")
+    args = ["run", *people, "--deal-sets", "1", "--concurrency", "2", "--db", str(db), "--records", str(tmp_path)]
+    r = tournament(*args, env=broken)
+    reason = "ValueError: a reply the referee could not handle"
+    assert r.returncode == 1 and "4 of 6 games failed" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count("FAILED") == 4 and r.stderr.count(reason) == 4  # in the progress lines
+    assert "failed games: 4" in r.stdout and r.stdout.count(reason) == 4 and "greedy" in r.stdout
+    assert stored_games(db) == (2, 4)  # greedy against random, both rotations
+    assert leftovers() == []  # the bots of the failed games are gone
+    listed = tournament("report", str(db), "--format", "json")
+    assert "failed games: 4" in listed.stderr and len(json.loads(listed.stdout)["entrants"]) == 3
+    r = tournament(*args, env=broken)
+    assert r.returncode == 1 and "resuming: 2 of 6 games already stored; 4 failed game(s) are played again" in r.stderr
+    assert stored_games(db) == (2, 4) and r.stdout.count("[2 attempts]") == 4
+    r = tournament(*args)  # the referee fixed: the failed games are played, and only they
+    assert r.returncode == 0 and "failed" not in r.stdout and stored_games(db) == (6, 12), r.stderr
+
+
+# --- nothing of a tournament outlives it ----------------------------------------------------------
+def playing(tree, db, bots=2):
+    """True once a game is stored and at least `bots` bots of the tree are running."""
+    alive = tree.poll()
+    return stored_games(db)[0] >= 1 and sum("sample_bots." in p.cmd or "random.js" in p.cmd for p in alive) >= bots
+
+
+def written(paths):
+    """(size, mtime) of every file in `paths` (a directory's files included)."""
+    files = [f for p in paths for f in ([*p.iterdir()] if p.is_dir() else [p]) if f.exists()]
+    return {f: (f.stat().st_size, f.stat().st_mtime) for f in files}
+
+
+def test_sigkill_of_the_tournament_takes_every_process_of_it_along(tmp_path):
+    db, rec = tmp_path / "r.db", tmp_path / "records"
+    forker = "forker=python -m sample_bots.bad.forker"  # its child `sleep 1000` stays in the bot's group
+    proc = start_tournament(
+        *entrants(forker, *SAMPLES),
+        "--deal-sets",
+        "10",
+        "--concurrency",
+        "2",
+        "--db",
+        str(db),
+        "--records",
+        str(rec),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tree = Tree(proc.pid)
+    try:
+        assert wait_until(lambda: playing(tree, db), 120)
+        tree.poll()
+        os.kill(proc.pid, signal.SIGKILL)
+        killed = time.time()
+        proc.wait()
+        cmds = " | ".join(p.cmd for p in tree.members.values())
+        assert "sample_bots." in cmds and "sleep 1000" in cmds, cmds  # bots, and a bot's child, were running
+        assert wait_until(lambda: tree.poll() == [], 5), tree.alive()
+    finally:
+        tree.kill()
+    games, files = stored_games(db), written([tmp_path / "r.db", tmp_path / "r.db-wal", rec])
+    time.sleep(2)
+    assert stored_games(db) == games and written([tmp_path / "r.db", tmp_path / "r.db-wal", rec]) == files
+    late = [f for f, (_, mtime) in files.items() if mtime > killed + 0.5]
+    assert late == [], "written after the kill"
+    assert leftovers() == []
+
+
+def test_a_worker_killed_by_sigkill_takes_its_bots_along_and_fails_only_its_game(tmp_path):
+    db = tmp_path / "r.db"
+    forker = "forker=python -m sample_bots.bad.forker"
+    proc = start_tournament(
+        *entrants(forker, SAMPLES[1]),
+        "--deal-sets",
+        "4",
+        "--concurrency",
+        "2",
+        "--db",
+        str(db),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    tree = Tree(proc.pid)
+
+    def busy_worker():
+        """A worker (the parent of a bot) whose forker bot has started its child, and the worker's subtree."""
+        tree.poll()
+        for bot in tree.alive():
+            worker = tree.members.get(bot.ppid)
+            if "sample_bots.bad.forker" in bot.cmd and worker not in (None, tree.root):
+                sub = tree.subtree(worker)
+                if any("sleep 1000" in p.cmd for p in sub):
+                    return worker, sub
+        return None
+
+    try:
+        assert wait_until(lambda: busy_worker() is not None, 120)
+        worker, sub = busy_worker()
+        os.kill(worker.pid, signal.SIGKILL)
+        assert wait_until(lambda: not any(is_alive(p) for p in sub), 5), [p for p in sub if is_alive(p)]
+        out, err = proc.communicate(timeout=300)
+    finally:
+        tree.kill()
+    assert proc.returncode == 1, err
+    assert "1 of 8 games failed" in err and "the worker process was killed by SIGKILL" in out
+    assert stored_games(db) == (7, 14)
+    assert leftovers() == []
+
+
+def test_the_watchdog_kills_what_carries_its_token_and_the_sessions_they_lead_but_nothing_else():
+    from tournaments.reaper import VAR, guard
+
+    outsider = subprocess.Popen(["sleep", "60"])  # started before the guard: no token
+    child = "import subprocess, sys; print(subprocess.Popen(['sleep', '60'], env={}).pid, flush=True); sys.stdin.read()"
+    started = [snapshot(outsider.pid)]
+    try:
+        with guard() as g:
+            plain = subprocess.Popen(["sleep", "60"])  # in the test's own session, which must be spared
+            leader = subprocess.Popen(
+                [PY, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+            )
+            started += [snapshot(plain.pid), snapshot(leader.pid)]
+            scrubbed = snapshot(int(leader.stdout.readline()))  # no environment at all, in the leader's session
+            started.append(scrubbed)
+            assert f"{VAR}={g.token}".encode() not in Path(f"/proc/{scrubbed.pid}/environ").read_bytes()
+        assert plain.wait(5) == leader.wait(5) == -signal.SIGKILL
+        assert wait_until(lambda: not is_alive(scrubbed)) and is_alive(started[0])
+        assert VAR not in os.environ and g.watchdog.returncode == 0
+    finally:
+        kill(started)
+        outsider.wait()

@@ -1,11 +1,14 @@
 """`romis tournament run|report`: thin commands over tournaments.run and tournaments.report."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from referee.rules.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tournaments.store import Failure
 
 app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
 
@@ -51,7 +54,25 @@ def run(
         typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
         raise typer.Exit(130) from None
     typer.echo(render(standings(store.results(), list(cfg.entrants)), "table"))
+    failed = store.failures()
+    for line in failure_lines(failed):
+        typer.echo(line)
     typer.echo(f"results: {cfg.db}" + (f"; records: {cfg.records}" if cfg.records else ""))
+    if failed:  # the standings are incomplete: say so in the exit code
+        total = len(failed) + len(store.finished_keys())
+        typer.echo(f"romis: {len(failed)} of {total} games failed; run the same command to play them again", err=True)
+        raise typer.Exit(1)
+
+
+def failure_lines(failed: list["Failure"]) -> list[str]:
+    """The failed games' section of a report: how many, then each game with its entrants and reason."""
+    if not failed:
+        return []
+    lines = [f"failed games: {len(failed)} (not in the standings; the same `romis tournament run` plays them again)"]
+    for f in failed:
+        tries = f" [{f.attempts} attempts]" if f.attempts > 1 else ""
+        lines.append(f"  {f.key} ({', '.join(f.entrants)}): {f.reason}{tries}")
+    return lines
 
 
 @app.command()
@@ -81,11 +102,15 @@ def report(
     text = render(standings(store.results(), list(about.config["entrants"])), fmt, about=about)
     if not output:
         typer.echo(text)
+        for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report
+            typer.echo(line, err=True)
         return
     _write(output, text)
     if fmt == "csv":
         _write(meta_path(output), meta_csv(about))
         typer.echo(f"romis: standings in {output}, what was played in {meta_path(output)}", err=True)
+    for line in failure_lines(store.failures()):
+        typer.echo(line, err=True)
 
 
 def _write(path: Path, text: str) -> None:

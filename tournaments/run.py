@@ -1,15 +1,12 @@
 """Running a tournament: game specs from the schedule, a local executor, results stored as they finish."""
 
-import contextlib
-import ctypes
-import multiprocessing
-import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Protocol
 
 from referee.play import play_match, timing_summary
 from tournaments import schedule
@@ -17,6 +14,17 @@ from tournaments.config import Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
 from tournaments.standings import match_points
 from tournaments.store import Store
+from tournaments.workers import Worker
+
+OnResult = Callable[[GameResult], None]
+OnFailure = Callable[[GameSpec, str, str], None]  # spec, reason (one line), detail (a traceback, or "")
+
+
+class Executor(Protocol):
+    """Plays game specs somewhere (worker processes, a cluster) and reports each game as it ends."""
+
+    def run(self, specs: Iterable[GameSpec], on_result: OnResult, on_failure: OnFailure) -> None:
+        """Run every spec; call `on_result` or `on_failure` in the caller's process as each game ends."""
 
 
 def game_specs(cfg: Config) -> list[GameSpec]:
@@ -81,18 +89,6 @@ def play_game(spec: GameSpec) -> GameResult | None:
     return GameResult(spec.key, spec.table, spec.deal_set, spec.rotation, spec.seed, len(out.result["deals"]), seats)
 
 
-def _worker_init() -> None:
-    """In each worker: Ctrl-C is the tournament process's to handle; it stops workers with SIGTERM, which
-    a running game turns into a clean stop (its bots are killed) and an idle worker simply dies of.
-    SIGTERM also comes when the tournament process dies, even by SIGKILL (PR_SET_PDEATHSIG), so no
-    worker plays on as an orphan."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:  # the parent died before prctl took effect
-        os.kill(os.getpid(), signal.SIGTERM)
-
-
 class LocalExecutor:
     """Runs games in worker processes (the referee's own Python work would saturate one core otherwise)."""
 
@@ -101,67 +97,96 @@ class LocalExecutor:
     def __init__(self, workers: int):
         self.workers = workers
 
-    def run(self, specs: Iterable[GameSpec], on_result: Callable[[GameResult], None]) -> None:
-        """Run every spec; call `on_result` in this process as each game finishes."""
+    def run(self, specs: Iterable[GameSpec], on_result: OnResult, on_failure: OnFailure) -> None:
+        """Run every spec; in this process, call `on_result` as each game finishes and
+        `on_failure(spec, reason, detail)` as one fails (it raised, or its worker died)."""
         pending = iter(specs)
-        ctx = multiprocessing.get_context("forkserver")
-        pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init)
-        running: set[Future] = set()
+        idle: list[Worker] = []
+        busy: dict[Connection, Worker] = {}
+        abandon = True  # unless every game was played: stop running games (their bots are killed)
         try:
-            while True:
-                while len(running) < self.workers * 2 and (spec := next(pending, None)) is not None:
-                    running.add(pool.submit(self.play, spec))
-                if not running:
-                    break
-                done, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    result = future.result()
-                    if result is not None:
-                        on_result(result)
-        except BaseException:
-            for future in running:
-                future.cancel()
-            for pid in list(getattr(pool, "_processes", {}) or {}):  # let the workers' matches clean up their bots
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
-            raise
+            while self._fill(pending, idle, busy, on_failure):
+                ready = wait(list(busy))
+                for conn in [c for c in busy if c in ready]:
+                    self._collect(busy.pop(conn), idle, on_result, on_failure)
+            abandon = False
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            workers = [*idle, *busy.values()]
+            for worker in workers:
+                worker.stop(abandon)
+            for worker in workers:
+                worker.join()
+
+    @staticmethod
+    def _collect(worker: Worker, idle: list[Worker], on_result: OnResult, on_failure: OnFailure) -> None:
+        """Take a worker's answer for its game; the worker goes back to `idle` unless it died."""
+        spec, reply = worker.spec, worker.reply()
+        worker.spec = None
+        if worker.alive:
+            idle.append(worker)
+        else:
+            worker.join()
+        if reply[0] == "done":
+            on_result(reply[1])
+        elif spec is not None:
+            on_failure(spec, reply[1], reply[2])
+
+    def _fill(self, pending: Iterator[GameSpec], idle: list[Worker], busy: dict, on_failure: OnFailure) -> bool:
+        """Give games to idle workers (starting workers as needed); False once nothing is left to wait for."""
+        while len(busy) < self.workers and (spec := next(pending, None)) is not None:
+            worker = idle.pop() if idle else Worker(self.play)
+            if worker.assign(spec):
+                busy[worker.results] = worker
+            else:  # it died while idle
+                _, reason, detail = worker.death()
+                worker.join()
+                on_failure(spec, reason, detail)
+        return bool(busy)
 
 
 class Progress:
-    """Games done, rate, ETA and the current leader: a live line on a terminal, plain lines otherwise."""
+    """Games done, rate, ETA and the current leader: a live line on a terminal, plain lines otherwise.
+    A failed game always gets a line of its own, with its reason."""
 
     def __init__(self, total: int, done: int, live: bool):
         self.total, self.done, self.start_done = total, done, done
         self.live = live
         self.points: dict[str, float] = {}
+        self.failed = 0
         self.t0 = time.monotonic()
 
     def update(self, result: GameResult) -> None:
         """Count a finished game and show where the tournament stands."""
-        self.done += 1
         for s in result.seats:
             self.points[s.entrant] = self.points.get(s.entrant, 0) + match_points(s, result.seats)
+        faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
+        self._show(f"{result.key} done" + (f" | fault {faults}" if faults else ""))
+
+    def fail(self, spec: GameSpec, reason: str) -> None:
+        """Count a failed game and say why it failed."""
+        self.failed += 1
+        self._show(f"{spec.key} FAILED ({', '.join(spec.entrants)}): {reason}", keep=True)
+
+    def _show(self, what: str, keep: bool = False) -> None:
+        self.done += 1
         rate = (self.done - self.start_done) / max(1e-9, time.monotonic() - self.t0)
         eta = (self.total - self.done) / rate if rate else 0
-        leader = max(self.points, key=self.points.get)
-        faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
-        line = (
-            f"[{self.done}/{self.total}] {result.key} done | {rate:.2f} games/s | ETA {eta:.0f} s | "
-            f"leader {leader} ({self.points[leader]:g} pts)" + (f" | fault {faults}" if faults else "")
-        )
-        if self.live:
-            sys.stderr.write("\r\033[K" + line)
-            if self.done == self.total:
-                sys.stderr.write("\n")
-        else:
+        line = f"[{self.done}/{self.total}] {what} | {rate:.2f} games/s | ETA {eta:.0f} s"
+        if self.points:
+            leader = max(self.points, key=lambda e: self.points[e])
+            line += f" | leader {leader} ({self.points[leader]:g} pts)"
+        if self.failed:
+            line += f" | {self.failed} failed"
+        if not self.live:
             sys.stderr.write(line + "\n")
+        else:  # a failure stays on the screen; the live line is redrawn below it
+            sys.stderr.write("\r\033[K" + line + ("\n" if keep or self.done == self.total else ""))
         sys.stderr.flush()
 
 
-def run_tournament(cfg: Config, live: bool | None = None) -> Store:
-    """Play every game not yet in the results database; return the store (resuming where a run stopped)."""
+def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | None = None) -> Store:
+    """Play every game not yet in the results database; return the store (resuming where a run stopped).
+    Failed games of an earlier run are played again."""
     store = Store(cfg.db)
     store.bind(cfg.fingerprint())
     if cfg.records:
@@ -169,14 +194,20 @@ def run_tournament(cfg: Config, live: bool | None = None) -> Store:
     specs = game_specs(cfg)
     store.begin_run(cfg.variant, specs)
     finished = store.finished_keys()
+    retried = len(store.failures())
     todo = [s for s in specs if s.key not in finished]
     progress = Progress(len(specs), len(specs) - len(todo), sys.stderr.isatty() if live is None else live)
-    if finished:
-        sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored\n")
+    if finished or retried:
+        again = f"; {retried} failed game(s) are played again" if retried else ""
+        sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored{again}\n")
 
     def store_result(result: GameResult) -> None:
         store.add(result)
         progress.update(result)
 
-    LocalExecutor(cfg.concurrency).run(todo, store_result)
+    def store_failure(spec: GameSpec, reason: str, detail: str) -> None:
+        store.add_failure(spec, reason, detail)
+        progress.fail(spec, reason)
+
+    (executor or LocalExecutor(cfg.concurrency)).run(todo, store_result, store_failure)
     return store

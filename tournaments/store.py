@@ -6,11 +6,14 @@ stores the configuration's fingerprint; a run with another configuration is refu
 first and each resume) also records when it started and what it ran under (romis and protocol versions,
 the variant's name, rules version and scoring direction), so a report of the database alone, even a
 copied one, says what was played.
+
+A game that could not be played to a result (it raised, or its worker died) is kept in `failures`
+with its reason until a later run plays it; it is never in `games`, so it is never counted twice.
 """
 
 import json
 import sqlite3
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,10 @@ CREATE TABLE IF NOT EXISTS seats (
     score REAL NOT NULL, rank INTEGER NOT NULL, fault TEXT, fault_detail TEXT NOT NULL,
     decisions INTEGER NOT NULL, wall_mean REAL NOT NULL, wall_p95 REAL NOT NULL, wall_max REAL NOT NULL,
     cpu REAL NOT NULL, PRIMARY KEY (game, seat));
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT PRIMARY KEY, tbl INTEGER NOT NULL, deal_set INTEGER NOT NULL, rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL, entrants TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1, failed REAL NOT NULL DEFAULT (julianday('now')));
 """
 # A table of its own (not a key in `meta`) so that other additions to the schema never collide with it;
 # a database written before it existed simply has no rows: its metadata is unknown.
@@ -36,6 +43,17 @@ RUNS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (started TEXT NOT NULL, games_before INTEGER NOT NULL, info TEXT NOT NULL);
 """
 SEAT_FIELDS = list(SeatResult.__dataclass_fields__)
+
+
+@dataclass
+class Failure:
+    """A game that could not be played to a result, and why (its latest attempt)."""
+
+    key: str
+    entrants: list[str]  # in seat order
+    reason: str  # one line
+    detail: str  # the traceback, where there is one
+    attempts: int
 
 
 class Store:
@@ -143,6 +161,30 @@ class Store:
                     f"INSERT INTO seats VALUES (?, {', '.join('?' * len(SEAT_FIELDS))})",
                     [(result.key, *(asdict(s)[f] for f in SEAT_FIELDS)) for s in result.seats],
                 )
+            self.db.execute("DELETE FROM failures WHERE key = ?", (result.key,))  # it failed before, not now
+
+    def add_failure(self, spec: GameSpec, reason: str, detail: str) -> None:
+        """Record that a game failed (again, if it failed before); a stored game is left alone."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(
+                "INSERT INTO failures (key, tbl, deal_set, rotation, seed, entrants, reason, detail) "
+                "SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM games WHERE key = ?) "
+                "ON CONFLICT (key) DO UPDATE SET reason = excluded.reason, detail = excluded.detail, "
+                "attempts = attempts + 1, failed = julianday('now')",
+                (spec.key, spec.table, spec.deal_set, spec.rotation, spec.seed, json.dumps(spec.entrants))
+                + (reason, detail, spec.key),
+            )
+
+    def failures(self) -> list[Failure]:
+        """The games that failed and are not stored since, in schedule order."""
+        return [
+            Failure(key, json.loads(entrants), reason, detail, attempts)
+            for key, entrants, reason, detail, attempts in self.db.execute(
+                "SELECT key, entrants, reason, detail, attempts FROM failures "
+                "WHERE key NOT IN (SELECT key FROM games) ORDER BY tbl, deal_set, rotation"
+            )
+        ]
 
     def results(self) -> list[GameResult]:
         """Every stored game, in schedule order."""
