@@ -69,7 +69,7 @@ class Match:
         self.seats = [Seat(c, bank=limits.bank) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
-        self._broadcast_cursor = 0  # how far the game's log has been scanned for finished deals
+        self._deals_sent = 0  # deal results already sent to the bots
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns."""
@@ -236,18 +236,13 @@ class Match:
         return False
 
     async def _broadcast_deal_ends(self) -> None:
-        for e in self.game.log[self._broadcast_cursor :]:
-            if e.data["type"] == "deal_over":
-                d = e.data
-                detail = {
-                    k: v for k, v in d.items() if k not in ("type", "deal", "scores", "totals", "winner", "hands")
-                }
-                msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []), detail)
-                if self.record:
-                    self.record.write({"type": "deal_over", **d})
-                for i in range(len(self.seats)):
-                    await self._send(i, msg)
-        self._broadcast_cursor = len(self.game.log)
+        for result in self.game.deal_results[self._deals_sent :]:
+            msg = m.DealOver.of(result)
+            if self.record:
+                self.record.write(m.to_builtins(msg))
+            for i in range(len(self.seats)):
+                await self._send(i, msg)
+        self._deals_sent = len(self.game.deal_results)
 
     async def _finish(self) -> None:
         out = self.outcome()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.cards import CardError
-from protocol.messages import Decision, Op, normalize
+from protocol.messages import DealOver, Decision, Op, normalize, to_builtins
 from referee.rules.errors import ConfigError, IllegalAction
 
 
@@ -211,7 +211,7 @@ class Game:
             detail["eliminated"] = out
         record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
         self.deal_results.append(record)
-        self.emit({"type": "deal_over", **record})
+        self.emit(to_builtins(DealOver.of(record)))  # the event carries what the deal_over message does
         self.deal_no += 1
         if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts["max_deals"]:
             self.over = True
