@@ -5,9 +5,11 @@ built-in `fallback` plays its cards so the others can finish; with `retries` > 0
 is illegal is told why (`rejected`) and asked again, up to that many times per decision.
 """
 
+import os
 import shlex
 import shutil
 import sys
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +21,9 @@ from referee.records import RecordWriter
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
 from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
+
+STALE_RECORDED = 100  # stale replies written to the record per seat; a bot flooding them is not worth gigabytes
+NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results and reports
 
 
 @dataclass
@@ -33,6 +38,7 @@ class Seat:
     fault: str | None = None
     fault_detail: str = ""
     cpu_mark: float = 0.0
+    stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
 
@@ -52,8 +58,15 @@ def split_command(command: str) -> list[str]:
     if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
     if shutil.which(argv[0]) is None:
-        raise ConfigError(f"bot command {command!r}: program {argv[0]!r} not found or not executable")
+        what = "is a directory" if os.path.isdir(argv[0]) else "is not executable (chmod +x?)"
+        found = os.sep in argv[0] and os.path.exists(argv[0])
+        raise ConfigError(f"bot command {command!r}: program {argv[0]!r} {what if found else 'not found'}")
     return argv
+
+
+def printable(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, control characters replaced: a bot's words reach terminals and reports."""
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
 
 
 class Match:
@@ -134,7 +147,7 @@ class Match:
                 raise BotFault("startup", "the first line must be ready")
             if ready.protocol != m.PROTOCOL_VERSION:
                 raise BotFault("startup", f"bot speaks protocol {ready.protocol}, the referee {m.PROTOCOL_VERSION}")
-            seat.name = ready.name
+            seat.name = printable(ready.name, NAME_LENGTH)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
         if self.record:
@@ -196,17 +209,12 @@ class Match:
         line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         budget = self.limits.move_time + seat.bank
         start = trio.current_time()
+        reply = None
         try:
-            with trio.move_on_after(
-                budget
-            ) as scope:  # one scope for the write and the read: a bot that stops reading times out too
+            # one scope for the write and the read: a bot that stops reading times out too
+            with trio.move_on_after(budget) as scope:
                 await seat.proc.send(line)
-                while True:
-                    reply = decode_reply(await seat.proc.receive_line())
-                    if isinstance(reply, m.Play) and reply.id == rid:
-                        break
-                    if self.record:  # a stale reply or a stray ready: ignored, but recorded
-                        self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
+                reply = await self._await_play(i, seat.proc, rid)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
             return None
@@ -220,6 +228,17 @@ class Match:
         seat.cpus.append(cpu - seat.cpu_mark)
         seat.cpu_mark = cpu
         return reply
+
+    async def _await_play(self, i: int, proc: BotProcess, rid: int) -> m.Play:
+        """Read lines until the play for request `rid`; stale replies and stray readies are ignored, but recorded."""
+        seat = self.seats[i]
+        while True:
+            reply = decode_reply(await proc.receive_line())
+            if isinstance(reply, m.Play) and reply.id == rid:
+                return reply
+            seat.stale += 1
+            if self.record and seat.stale <= STALE_RECORDED:
+                self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
 
     async def _send(self, i: int, msg: msgspec.Struct) -> bool:
         seat = self.seats[i]
@@ -257,7 +276,7 @@ class Match:
         """A forfeited bot is stopped at once (it is told why first, if it still listens)."""
         seat = self.seats[i]
         if seat.fault is not None and seat.proc is not None and seat.proc.returncode is None:
-            with trio.move_on_after(0.2):
+            with trio.move_on_after(0.2), suppress(BotFault):  # a bot that closed its input is not told
                 await seat.proc.send(m.encode(m.Shutdown(f"forfeit: {seat.fault}")))
             with trio.CancelScope(shield=True):
                 await seat.proc.aclose()
@@ -265,7 +284,7 @@ class Match:
     def _fault(self, i: int, kind: str, detail: str) -> None:
         seat = self.seats[i]
         if seat.fault is None:
-            seat.fault, seat.fault_detail = kind, detail[:500]
+            seat.fault, seat.fault_detail = kind, printable(detail, 500)
             if self.record:
                 self.record.write({"type": "fault", "seat": i, "kind": kind, "detail": seat.fault_detail})
 
