@@ -111,7 +111,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record written by `
     try:
         res = run_replay(file)
     except ReplayError as e:
-        raise fail(f"{file}: does not replay: {e}", 1)
+        raise fail(f"{file}: {e.headline}", 1)
     typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']})")
 
 

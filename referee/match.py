@@ -83,28 +83,35 @@ class Match:
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
+        self._result_written = False
 
     async def run(self) -> dict[str, Any]:
-        """Play the match to its end; every bot process is gone when this returns."""
+        """Play the match to its end; every bot process is gone when this returns.
+
+        If it stops early (Ctrl-C, cancellation), the record ends with an `interrupted` line."""
+        reason = "error"
         try:
             async with bot_group() as group:
                 await self._start_all(group)
                 await self._play()
                 await self._finish()
+        except BaseException as e:
+            reason = _stop_reason(e)
+            raise
         finally:
             if self.record:
-                for i, seat in enumerate(self.seats):  # what the bots wrote to stderr, capped, for post-mortems
-                    if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
-                        self.record.write(
-                            {
-                                "type": "stderr",
-                                "seat": i,
-                                "dropped": seat.proc.stderr_dropped,
-                                "tail": seat.proc.stderr_tail[-4096:].decode("utf-8", "replace"),
-                            }
-                        )
+                self._write_stderr_tails(self.record)
+                if not self._result_written:
+                    self.record.write({"type": "interrupted", "deal": self.game.deal_no, "reason": reason})
                 self.record.close()
         return self.outcome()
+
+    def _write_stderr_tails(self, record: RecordWriter) -> None:
+        """What the bots wrote to stderr, capped, for post-mortems."""
+        for i, seat in enumerate(self.seats):
+            if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
+                tail = seat.proc.stderr_tail[-4096:].decode("utf-8", "replace")
+                record.write({"type": "stderr", "seat": i, "dropped": seat.proc.stderr_dropped, "tail": tail})
 
     def outcome(self) -> dict[str, Any]:
         """The match result: per seat bot, name, total, rank, fault, timings."""
@@ -268,6 +275,7 @@ class Match:
         faults = [s.fault for s in self.seats]
         if self.record:
             self.record.write({"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults})
+            self._result_written = True
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
@@ -304,3 +312,11 @@ class Match:
                     **timing,
                 }
             )
+
+
+def _stop_reason(exc: BaseException) -> str:
+    """Why a match stopped early, for its record: Ctrl-C, a cancellation, or an error (a bug: it propagates)."""
+    group = exc if isinstance(exc, BaseExceptionGroup) else BaseExceptionGroup("", [exc])
+    if group.subgroup(KeyboardInterrupt):
+        return "ctrl-c"
+    return "error" if group.subgroup(Exception) else "cancelled"

@@ -37,7 +37,7 @@ class Option:
                 value = value.lower() in ("true", "1", "yes")
             elif not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
                 value = kind(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinite float
             raise ConfigError(f"option {name}: {value!r} is not a {kind.__name__}") from None
         if self.choices and value not in self.choices:
             raise ConfigError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
