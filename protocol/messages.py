@@ -5,7 +5,8 @@ Bot -> referee: ready, play.  A `play` carries a list of operations that the ref
 validates and applies atomically (all or nothing).
 """
 
-from typing import Any, Literal, Union
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -13,6 +14,8 @@ from protocol.cards import JOKER, RANKS, SUITS, parse_card
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
+# Every integer a bot sends fits in 64 bits (as JSON readers in most languages need); a bigger one is malformed.
+Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True):
@@ -23,8 +26,8 @@ class Draw(_Op, tag="draw"):
     """Take cards: from the stock, or from a discard pile (`depth` > 1 takes that many cards from the top)."""
 
     source: Literal["stock", "discard"] = "stock"
-    pile: int = 0
-    depth: int = 1
+    pile: Int = 0
+    depth: Int = 1
 
 
 class Meld(_Op, tag="meld"):
@@ -38,7 +41,7 @@ class Meld(_Op, tag="meld"):
 class LayOff(_Op, tag="layoff"):
     """Add cards from hand to the table meld `meld` (its id)."""
 
-    meld: int
+    meld: Int
     cards: list[str]
     identities: list[str] | None = None
     end: Literal["low", "high"] | None = None  # which end of a run, where a round-the-corner run leaves it open
@@ -47,21 +50,21 @@ class LayOff(_Op, tag="layoff"):
 class Take(_Op, tag="take"):
     """Take `cards` from table meld `meld` into the hand (robbing, where a variant allows it)."""
 
-    meld: int
+    meld: Int
     cards: list[str]
 
 
 class Rearrange(_Op, tag="rearrange"):
     """Replace the player's own table melds `melds` by the melds `into` (their cards plus cards from hand)."""
 
-    melds: list[int]
+    melds: list[Int]
     into: list[Meld]
 
 
 class Exchange(_Op, tag="exchange"):
     """Put the natural `card` into meld `meld` in place of the wild card standing for it; the wild card goes to hand."""
 
-    meld: int
+    meld: Int
     card: str
 
 
@@ -69,7 +72,7 @@ class Discard(_Op, tag="discard"):
     """Put `card` face up on discard pile `pile`; ends the turn."""
 
     card: str
-    pile: int = 0
+    pile: Int = 0
 
 
 class Knock(_Op, tag="knock"):
@@ -85,16 +88,16 @@ class Pass(_Op, tag="pass"):
 class Claim(_Op, tag="claim"):
     """Claim the discard out of turn (variants with claims); `depth` > 1 claims that many cards from the top."""
 
-    depth: int = 1
+    depth: Int = 1
 
 
 class Bid(_Op, tag="bid"):
     """A bid or a choice among named values (variants with bidding or between-deal decisions)."""
 
-    value: int | str
+    value: Int | str
 
 
-Op = Union[Draw, Meld, LayOff, Take, Rearrange, Exchange, Discard, Knock, Pass, Claim, Bid]
+Op = Draw | Meld | LayOff | Take | Rearrange | Exchange | Discard | Knock | Pass | Claim | Bid
 
 
 class Message(msgspec.Struct, tag_field="type", omit_defaults=True):
@@ -139,7 +142,8 @@ class Clock(msgspec.Struct):
 
 
 class Request(Message, tag="request"):
-    """Ask the bot for a decision. `view` is everything the seat may know; `events` the public events since its last request."""
+    """Ask the bot for a decision. `view` is everything the seat may know; `events` the public events since its
+    last request."""
 
     id: int
     decision: Decision
@@ -158,20 +162,29 @@ class Rejected(Message, tag="rejected"):
 
 
 class DealOver(Message, tag="deal_over"):
-    """A deal ended: per-seat deal scores, running totals and the revealed hands."""
+    """A deal ended: per-seat deal scores, running totals (integers in every variant) and the revealed hands."""
 
     deal: int
-    scores: list[float]
-    totals: list[float]
+    scores: list[int]
+    totals: list[int]
     winner: int | None = None
     hands: list[list[str]] = []
     detail: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, result: dict[str, Any]) -> "DealOver":
+        """The message for one of the engine's deal results (`Game.deal_results`): what it does not name as a
+        field of the message goes into `detail`."""
+        detail = {k: v for k, v in result.items() if k not in _DEAL_FIELDS}
+        return cls(
+            result["deal"], result["scores"], result["totals"], result["winner"], result.get("hands", []), detail
+        )
 
 
 class MatchOver(Message, tag="match_over"):
     """The match ended: final totals, ranks (1 = best) and faults by seat."""
 
-    totals: list[float]
+    totals: list[int]
     ranks: list[int]
     faults: list[str | None]
 
@@ -187,18 +200,20 @@ class Ready(Message, tag="ready", forbid_unknown_fields=False):
 
     name: str = ""
     version: str = ""
-    protocol: int = PROTOCOL_VERSION
+    protocol: Int = PROTOCOL_VERSION
 
 
 class Play(Message, tag="play", forbid_unknown_fields=False):
     """A bot's answer to request `id`: operations applied atomically in order."""
 
-    id: int
+    id: Int
     ops: list[Op]
 
 
-ToBot = Union[Hello, Request, Rejected, DealOver, MatchOver, Shutdown]
-FromBot = Union[Ready, Play]
+_DEAL_FIELDS = frozenset(DealOver.__struct_fields__) | {"type"}
+
+ToBot = Hello | Request | Rejected | DealOver | MatchOver | Shutdown
+FromBot = Ready | Play
 
 _encoder = msgspec.json.Encoder()
 _from_bot = msgspec.json.Decoder(FromBot)
@@ -234,11 +249,11 @@ def op_from_builtins(data: Any) -> Op:
 _CODES = frozenset([r + s for r in RANKS for s in SUITS] + [JOKER])
 
 
-def normalize(ops: list[Op]) -> list[Op]:
+def normalize(ops: Sequence[Op]) -> list[Op]:
     """The ops with every card written canonically (`7h` -> `7H`, `10d` -> `TD`); CardError for a bad card."""
     out = []
     for op in ops:
-        changes = {}
+        changes: dict[str, Any] = {}
         for name in ("cards", "identities"):
             value = getattr(op, name, None)
             if value is not None:
@@ -255,4 +270,4 @@ def normalize(ops: list[Op]) -> list[Op]:
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema of every message in both directions."""
-    return msgspec.json.schema(Union[ToBot, FromBot])
+    return msgspec.json.schema(ToBot | FromBot)

@@ -183,7 +183,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record written by `
     try:
         res = run_replay(file)
     except ReplayError as e:
-        raise fail(f"{file}: does not replay: {e}", 1) from None
+        raise fail(f"{file}: {e.headline}", 1) from None
     typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']})")
 
 

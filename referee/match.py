@@ -5,10 +5,12 @@ built-in `fallback` plays its cards so the others can finish; with `retries` > 0
 is illegal is told why (`rejected`) and asked again, up to that many times per decision.
 """
 
+import os
 import shlex
 import shutil
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +22,9 @@ from referee.records import RecordWriter
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
 from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
+
+STALE_RECORDED = 100  # stale replies written to the record per seat; a bot flooding them is not worth gigabytes
+NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results and reports
 
 
 @dataclass
@@ -34,6 +39,7 @@ class Seat:
     fault: str | None = None
     fault_detail: str = ""
     cpu_mark: float = 0.0
+    stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
 
@@ -53,8 +59,15 @@ def split_command(command: str) -> list[str]:
     if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
     if shutil.which(argv[0]) is None:
-        raise ConfigError(f"bot command {command!r}: program {argv[0]!r} not found or not executable")
+        what = "is a directory" if os.path.isdir(argv[0]) else "is not executable (chmod +x?)"
+        found = os.sep in argv[0] and os.path.exists(argv[0])
+        raise ConfigError(f"bot command {command!r}: program {argv[0]!r} {what if found else 'not found'}")
     return argv
+
+
+def printable(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, control characters replaced: a bot's words reach terminals and reports."""
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
 
 
 class Match:
@@ -71,29 +84,36 @@ class Match:
         self.seats = [Seat(c, bank=limits.bank) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
-        self._broadcast_cursor = 0  # how far the game's log has been scanned for finished deals
+        self._deals_sent = 0  # deal results already sent to the bots
+        self._result_written = False
 
     async def run(self) -> dict[str, Any]:
-        """Play the match to its end; every bot process is gone when this returns."""
+        """Play the match to its end; every bot process is gone when this returns.
+
+        If it stops early (Ctrl-C, cancellation), the record ends with an `interrupted` line."""
+        reason = "error"
         try:
             async with bot_group() as group:
                 await self._start_all(group)
                 await self._play()
                 await self._finish()
+        except BaseException as e:
+            reason = _stop_reason(e)
+            raise
         finally:
             if self.record:
-                for i, seat in enumerate(self.seats):  # what the bots wrote to stderr, capped, for post-mortems
-                    if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
-                        self.record.write(
-                            {
-                                "type": "stderr",
-                                "seat": i,
-                                "dropped": seat.proc.stderr_dropped,
-                                "tail": seat.proc.stderr_tail[-4096:].decode("utf-8", "replace"),
-                            }
-                        )
+                self._write_stderr_tails(self.record)
+                if not self._result_written:
+                    self.record.write({"type": "interrupted", "deal": self.game.deal_no, "reason": reason})
                 self.record.close()
         return self.outcome()
+
+    def _write_stderr_tails(self, record: RecordWriter) -> None:
+        """What the bots wrote to stderr, capped, for post-mortems."""
+        for i, seat in enumerate(self.seats):
+            if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
+                tail = seat.proc.stderr_tail[-4096:].decode("utf-8", "replace")
+                record.write({"type": "stderr", "seat": i, "dropped": seat.proc.stderr_dropped, "tail": tail})
 
     def outcome(self) -> dict[str, Any]:
         """The match result: per seat bot, name, total, rank, fault, timings."""
@@ -136,7 +156,7 @@ class Match:
                 raise BotFault("startup", "the first line must be ready")
             if ready.protocol != m.PROTOCOL_VERSION:
                 raise BotFault("startup", f"bot speaks protocol {ready.protocol}, the referee {m.PROTOCOL_VERSION}")
-            seat.name = ready.name
+            seat.name = printable(ready.name, NAME_LENGTH)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
         if self.record:
@@ -198,17 +218,12 @@ class Match:
         line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         budget = self.limits.move_time + seat.bank
         start = trio.current_time()
+        reply = None
         try:
-            with trio.move_on_after(
-                budget
-            ) as scope:  # one scope for the write and the read: a bot that stops reading times out too
+            # one scope for the write and the read: a bot that stops reading times out too
+            with trio.move_on_after(budget) as scope:
                 await seat.proc.send(line)
-                while True:
-                    reply = decode_reply(await seat.proc.receive_line())
-                    if isinstance(reply, m.Play) and reply.id == rid:
-                        break
-                    if self.record:  # a stale reply or a stray ready: ignored, but recorded
-                        self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
+                reply = await self._await_play(i, seat.proc, rid)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
             return None
@@ -222,6 +237,17 @@ class Match:
         seat.cpus.append(cpu - seat.cpu_mark)
         seat.cpu_mark = cpu
         return reply
+
+    async def _await_play(self, i: int, proc: BotProcess, rid: int) -> m.Play:
+        """Read lines until the play for request `rid`; stale replies and stray readies are ignored, but recorded."""
+        seat = self.seats[i]
+        while True:
+            reply = decode_reply(await proc.receive_line())
+            if isinstance(reply, m.Play) and reply.id == rid:
+                return reply
+            seat.stale += 1
+            if self.record and seat.stale <= STALE_RECORDED:
+                self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
 
     async def _send(self, i: int, msg: msgspec.Struct) -> bool:
         seat = self.seats[i]
@@ -238,26 +264,22 @@ class Match:
         return False
 
     async def _broadcast_deal_ends(self) -> None:
-        for e in self.game.log[self._broadcast_cursor :]:
-            if e.data["type"] == "deal_over":
-                d = e.data
-                detail = {
-                    k: v for k, v in d.items() if k not in ("type", "deal", "scores", "totals", "winner", "hands")
-                }
-                msg = m.DealOver(d["deal"], d["scores"], d["totals"], d["winner"], d.get("hands", []), detail)
-                if self.record:
-                    self.record.write({"type": "deal_over", **d})
-                if self.on_deal:
-                    self.on_deal(d)
-                for i in range(len(self.seats)):
-                    await self._send(i, msg)
-        self._broadcast_cursor = len(self.game.log)
+        for result in self.game.deal_results[self._deals_sent :]:
+            msg = m.DealOver.of(result)
+            if self.record:
+                self.record.write(m.to_builtins(msg))
+            if self.on_deal:
+                self.on_deal(result)
+            for i in range(len(self.seats)):
+                await self._send(i, msg)
+        self._deals_sent = len(self.game.deal_results)
 
     async def _finish(self) -> None:
         out = self.outcome()
         faults = [s.fault for s in self.seats]
         if self.record:
             self.record.write({"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults})
+            self._result_written = True
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
@@ -266,7 +288,7 @@ class Match:
         """A forfeited bot is stopped at once (it is told why first, if it still listens)."""
         seat = self.seats[i]
         if seat.fault is not None and seat.proc is not None and seat.proc.returncode is None:
-            with trio.move_on_after(0.2):
+            with trio.move_on_after(0.2), suppress(BotFault):  # a bot that closed its input is not told
                 await seat.proc.send(m.encode(m.Shutdown(f"forfeit: {seat.fault}")))
             with trio.CancelScope(shield=True):
                 await seat.proc.aclose()
@@ -274,7 +296,7 @@ class Match:
     def _fault(self, i: int, kind: str, detail: str) -> None:
         seat = self.seats[i]
         if seat.fault is None:
-            seat.fault, seat.fault_detail = kind, detail[:500]
+            seat.fault, seat.fault_detail = kind, printable(detail, 500)
             if self.record:
                 self.record.write({"type": "fault", "seat": i, "kind": kind, "detail": seat.fault_detail})
 
@@ -294,3 +316,11 @@ class Match:
                     **timing,
                 }
             )
+
+
+def _stop_reason(exc: BaseException) -> str:
+    """Why a match stopped early, for its record: Ctrl-C, a cancellation, or an error (a bug: it propagates)."""
+    group = exc if isinstance(exc, BaseExceptionGroup) else BaseExceptionGroup("", [exc])
+    if group.subgroup(KeyboardInterrupt):
+        return "ctrl-c"
+    return "error" if group.subgroup(Exception) else "cancelled"

@@ -14,18 +14,19 @@ that thread exits, not when the referee does.
 """
 
 import os
-import resource
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
+from referee.spawn import missing_interpreter, rlimits, spawn_args
 
 _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -62,53 +63,6 @@ class BotFault(Exception):
         self.detail = detail
 
 
-def _user_tasks() -> int:
-    """Tasks (threads included, as RLIMIT_NPROC counts them) owned by our uid."""
-    uid, count = os.getuid(), 0
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        with suppress(OSError):
-            if os.stat(f"/proc/{name}").st_uid == uid:
-                count += len(os.listdir(f"/proc/{name}/task"))
-    return count
-
-
-def _rlimits(limits: Limits) -> list[tuple[int, int]]:
-    """(resource, value) pairs for the child, never above the hard limits it inherits."""
-    mb = 1 << 20
-    pairs = [
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_DATA, limits.memory_mb * mb),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
-    ]
-    if limits.processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
-        pairs.append((resource.RLIMIT_NPROC, _user_tasks() + limits.processes))
-    out = []
-    for res, value in pairs:
-        hard = resource.getrlimit(res)[1]
-        out.append((res, value if hard == resource.RLIM_INFINITY else min(value, hard)))
-    return out
-
-
-_PRLIMIT = shutil.which("prlimit")
-_PRLIMIT_NAMES = {
-    resource.RLIMIT_CORE: "core",
-    resource.RLIMIT_DATA: "data",
-    resource.RLIMIT_FSIZE: "fsize",
-    resource.RLIMIT_NPROC: "nproc",
-}
-
-
-def _spawn_args(argv: list[str], pairs: list[tuple[int, int]]) -> tuple[list[str], Callable | None]:
-    """argv and preexec_fn that start `argv` under the limits `pairs`.
-
-    util-linux's prlimit sets the limits and execs the bot in the same process; it lets Python spawn
-    with vfork, about 15x cheaper than the fork a preexec_fn forces on a large referee process.
-    """
-    if _PRLIMIT:
-        return [_PRLIMIT, *(f"--{_PRLIMIT_NAMES[r]}={v}" for r, v in pairs), "--", *argv], None
-    return argv, lambda: [resource.setrlimit(r, (v, v)) for r, v in pairs]
-
-
 def _session_procs(sids: set[int]) -> list[int]:
     """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
@@ -125,9 +79,9 @@ def _session_procs(sids: set[int]) -> list[int]:
     return found
 
 
-def _describe(status: int | None) -> str:
+def _describe(status: int | None, pipe: str) -> str:
     if status is None:
-        return "closed stdout but is still running"
+        return f"closed its {pipe} but is still running"
     if status >= 0:
         return f"exited with code {status}"
     return f"killed by {signal.strsignal(-status) or -status} (signal {-status})"
@@ -137,7 +91,9 @@ class BotProcess:
     """One bot subprocess: start, send lines, receive lines, kill its whole process group."""
 
     def __init__(self, proc: trio.Process, limits: Limits):
+        assert proc.stdin and proc.stdout and proc.stderr  # start() opens all three as pipes
         self._proc = proc
+        self._stdin, self._stdout, self._stderr_pipe = proc.stdin, proc.stdout, proc.stderr
         self.limits = limits
         self.pid = self.pgid = proc.pid  # start_new_session: the bot leads its session and group
         self._buf = bytearray()
@@ -165,7 +121,13 @@ class BotProcess:
         program = shutil.which(name, path=(env or os.environ).get("PATH")) if name else None
         if program is None:
             raise BotFault("exec", f"cannot run {argv[0] if argv else ''!r}: not found or not executable")
-        args, preexec = _spawn_args([program, *argv[1:]], _rlimits(limits))
+        interpreter = missing_interpreter(program)
+        if interpreter is not None:
+            raise BotFault(
+                "exec", f"cannot run {argv[0]!r}: its interpreter {interpreter!r} is not found or not executable"
+            )
+        pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes)
+        args, preexec = spawn_args([program, *argv[1:]], pairs)
         try:
             proc = await trio.lowlevel.open_process(
                 args,
@@ -228,9 +190,9 @@ class BotProcess:
         Blocks while the bot's stdin pipe is full (a bot that stops reading): keep it under a deadline.
         """
         try:
-            await self._proc.stdin.send_all(data)
+            await self._stdin.send_all(data)
         except trio.BrokenResourceError:
-            raise BotFault("broken_pipe", f"bot {_describe(self.returncode)}") from None
+            raise await self._gone_fault("broken_pipe") from None
 
     async def receive_line(self) -> bytes:
         """One line from the bot's stdout, without the newline; memory stays bounded by max_line."""
@@ -254,27 +216,32 @@ class BotProcess:
                 self._scanned, self._skipping = 0, True
                 raise BotFault("line_too_long", f"a line longer than {limit} bytes")
             try:
-                chunk = await self._proc.stdout.receive_some(_CHUNK)
+                chunk = await self._stdout.receive_some(_CHUNK)
             except trio.BrokenResourceError:
                 chunk = b""
             if not chunk:
-                raise await self._eof_fault()
+                raise await self._gone_fault("crash")
             self._buf += chunk
 
-    async def _eof_fault(self) -> BotFault:
-        with trio.move_on_after(_EXIT_GRACE):
+    async def _gone_fault(self, kind: str) -> BotFault:
+        """The fault for a bot whose pipe closed: its exit status, its last stderr line, and any unfinished line."""
+        # Shielded: a deadline expiring meanwhile must not turn a crash into a timeout.
+        with trio.CancelScope(shield=True), trio.move_on_after(_EXIT_GRACE):
             while self.returncode is None:
                 await trio.sleep(0.01)
             await self._stderr_done.wait()
-        detail = _describe(self.returncode)
+        crash = kind == "crash"
+        detail = ("" if crash else "bot ") + _describe(self.returncode, "stdout" if crash else "stdin")
         last = self.stderr_tail.strip().rsplit(b"\n", 1)[-1][-200:]
         if last:
             detail += f" (stderr: {last.decode(errors='replace')})"
-        return BotFault("crash", detail)
+        if crash and self._buf and not self._skipping:
+            detail += f"; its last {len(self._buf)} bytes had no newline and were dropped"
+        return BotFault(kind, detail)
 
     async def _drain_stderr(self) -> None:
         try:
-            async for chunk in self._proc.stderr:
+            async for chunk in self._stderr_pipe:
                 self._stderr += chunk
                 excess = len(self._stderr) - self.limits.stderr_cap
                 if excess > 0:
@@ -301,14 +268,14 @@ class BotProcess:
             # The unreaped leader holds the pgid, so killpg cannot hit a recycled group.
             if not swept:
                 _kill_sessions([self])
-            for stream in (self._proc.stdin, self._proc.stdout):
-                await stream.aclose()
+            await self._stdin.aclose()
+            await self._stdout.aclose()
             with trio.move_on_after(_REAP_GRACE):
                 self._status = await self._proc.wait()
             # A setsid() escapee may still hold stderr open: stop waiting for its EOF.
             with trio.move_on_after(_EXIT_GRACE):
                 await self._stderr_done.wait()
-            await self._proc.stderr.aclose()
+            await self._stderr_pipe.aclose()
             self._closed.set()
 
 
@@ -335,16 +302,25 @@ async def timed_receive(bot: BotProcess, seconds: float, fault: str = "timeout")
 
 
 def decode_reply(line: bytes) -> Ready | Play:
-    """Decode a bot's line; BotFault("malformed") or BotFault("unknown_message") if it is not a reply."""
+    """Decode a bot's line; BotFault("malformed") or BotFault("unknown_message") if it is not a reply.
+
+    Whatever the bytes, nothing else is raised: a line nested too deeply for the decoder is malformed too.
+    """
     try:
         return decode_from_bot(line)
-    except msgspec.DecodeError as e:  # bad JSON, or a ValidationError (a subclass)
-        try:
-            tag = msgspec.json.decode(line, type=dict).get("type")
-        except msgspec.DecodeError:
-            tag = None
-        known = not isinstance(tag, str) or tag in ("ready", "play")
-        raise BotFault("malformed" if known else "unknown_message", f"{e}: {line[:80]!r}") from None
+    except (msgspec.DecodeError, RecursionError) as e:  # DecodeError covers ValidationError (a subclass)
+        kind = "unknown_message" if _unknown_type(line) else "malformed"
+        why = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+        raise BotFault(kind, f"{why}: {line[:80]!r}") from None
+
+
+def _unknown_type(line: bytes) -> bool:
+    """True if `line` is a JSON object whose `type` is a string a bot may not send."""
+    try:
+        tag = msgspec.json.decode(line, type=dict[str, Any]).get("type")
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return isinstance(tag, str) and tag not in ("ready", "play")
 
 
 class BotGroup:

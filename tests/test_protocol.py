@@ -1,6 +1,8 @@
 """Protocol v1: every message round-trips through the codec; malformed input is refused."""
 
 import json
+from contextlib import suppress
+from itertools import product
 
 import msgspec
 import pytest
@@ -10,7 +12,8 @@ from hypothesis import strategies as st
 from protocol import messages as m
 from protocol.cards import CardError, parse_card, parse_cards
 
-cards = st.sampled_from([r + s for r in "A23456789TJQK" for s in "SHDC"] + ["JK"])
+CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"] + ["JK"]
+cards = st.sampled_from(CODES)
 card_lists = st.lists(cards, max_size=8)
 small = st.integers(min_value=0, max_value=10_000)
 text = st.text(max_size=20)
@@ -33,6 +36,7 @@ ops = st.one_of(
     st.builds(m.Bid, small | text),
 )
 seconds = st.floats(0, 100, allow_nan=False)
+points = st.integers(-100_000, 100_000)
 decisions = st.builds(
     m.Decision, text, text, st.none() | st.lists(ops, max_size=4), st.dictionaries(text, json_values, max_size=3)
 )
@@ -60,13 +64,13 @@ to_bot = st.one_of(
     st.builds(
         m.DealOver,
         small,
-        st.lists(seconds, max_size=6),
-        st.lists(seconds, max_size=6),
+        st.lists(points, max_size=6),
+        st.lists(points, max_size=6),
         st.none() | small,
         st.lists(card_lists, max_size=3),
     ),
     st.builds(
-        m.MatchOver, st.lists(seconds, max_size=6), st.lists(small, max_size=6), st.lists(st.none() | text, max_size=6)
+        m.MatchOver, st.lists(points, max_size=6), st.lists(small, max_size=6), st.lists(st.none() | text, max_size=6)
     ),
     st.builds(m.Shutdown, text),
 )
@@ -125,17 +129,121 @@ def test_schema_covers_every_message():
 
 
 @pytest.mark.parametrize(
-    "text,code", [("7h", "7H"), ("10d", "TD"), ("TD", "TD"), ("as", "AS"), ("jk", "JK"), (" Qc ", "QC")]
+    "text,code",
+    [("7h", "7H"), ("7H", "7H"), ("10d", "TD"), ("10D", "TD"), ("TD", "TD"), ("td", "TD"), ("tD", "TD")]
+    + [("as", "AS"), ("Qc", "QC"), ("jk", "JK"), ("Jk", "JK"), ("JK", "JK")],
 )
 def test_card_notation(text, code):
     assert parse_card(text) == code
 
 
-@pytest.mark.parametrize("text", ["1X", "11H", "", "H7", "ZZ", "7"])
+@pytest.mark.parametrize(
+    "text",
+    ["1S", "1X", "11H", "01H", "10", "", "H7", "ZZ", "7", "JKR", "JOKER", "KJ"]
+    + [" QC", "QC ", "\t7H", "7H\n", "10 H", "7\u017f", "\uff17H", "7H7H"],  # padding; long s; full-width 7
+)
 def test_bad_cards_are_refused(text):
-    with pytest.raises(CardError):
+    with pytest.raises(CardError, match="not a card"):
         parse_card(text)
+
+
+def test_parse_card_accepts_exactly_the_documented_spellings():
+    """docs/protocol.md, Cards: a rank (or 10 for T) then a suit, each in either case, or JK; nothing else."""
+    ranks = list("A23456789TJQK") + ["10"]
+    documented = {r + s for r in ranks + [r.lower() for r in ranks] for s in "SHDCshdc"} | {"JK", "Jk", "jK", "jk"}
+    alphabet = sorted(set("".join(documented)) | set(" \t\u017f\uff11x"))
+    accepted = set()
+    for size in (1, 2, 3):
+        for text in map("".join, product(alphabet, repeat=size)):
+            with suppress(CardError):
+                assert parse_card(text) in CODES
+                accepted.add(text)
+    assert accepted == documented
+    assert parse_card("10s") == parse_card("Ts") == "TS"
 
 
 def test_card_lists():
     assert parse_cards("7h, 8h 10h") == ["7H", "8H", "TH"]
+    assert parse_cards("\t7h,8h ,  jk\n") == ["7H", "8H", "JK"]
+    with pytest.raises(CardError):
+        parse_cards("7h 1s")
+
+
+def test_a_card_the_notation_refuses_is_an_illegal_play():
+    from referee.rules.errors import IllegalAction
+    from referee.rules.variants import find_variant
+
+    game = find_variant("classic")(2, {}, 1)
+    seat = game.to_act()[0]
+    card = game.hands[seat][0]
+    for text in (card + " ", "\t" + card.lower()):
+        with pytest.raises(IllegalAction) as refused:
+            game.apply(seat, [m.Draw(), m.Discard(text)])
+        assert refused.value.rule == "card.invalid"
+    game.apply(seat, [m.Draw(), m.Discard(card.lower())])
+
+
+# --- the messages a real match sends -----------------------------------------------------------------
+SECONDS = {("hello", "limits"), ("request", "clock")}  # the only places where a number may be a float
+
+
+def numbers(value, path=()):
+    """(path, number) for every number inside a decoded JSON value."""
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in numbers(v, (*path, k))]
+    if isinstance(value, list):
+        return [x for v in value for x in numbers(v, path)]
+    return [(path, value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+
+@pytest.fixture(scope="module")
+def conversations(tmp_path_factory):
+    """Every line the referee sent to each bot, decoded, in a 2-deal match of every variant (real subprocess bots)."""
+    import os
+    from collections import defaultdict
+    from pathlib import Path
+
+    from referee.play import play_match
+    from referee.rules.variants import VARIANTS
+    from referee.runner import BotProcess
+
+    sent = defaultdict(list)
+    original = BotProcess.send
+
+    async def spy(self, data):
+        sent[self.pid] += [json.loads(line) for line in data.splitlines()]
+        await original(self, data)
+
+    out = {}
+    cwd = os.getcwd()
+    os.chdir(Path(__file__).resolve().parent.parent)  # the bots run as `python -m sample_bots.random`
+    BotProcess.send = spy
+    try:
+        for slug, cls in sorted(VARIANTS.items()):
+            sent.clear()
+            play_match(slug, ["python -m sample_bots.random"] * cls.min_players, 0, {"max_deals": 2}, None)
+            out[slug] = list(sent.values())
+    finally:
+        BotProcess.send = original
+        os.chdir(cwd)
+    return out
+
+
+@pytest.mark.e2e
+def test_every_number_in_every_variant_keeps_one_type_through_the_match(conversations):
+    for slug, bots in conversations.items():
+        for lines in bots:
+            found = [(msg["type"], path, x) for msg in lines for path, x in numbers(msg)]
+            assert any(kind == "deal_over" for kind, _, _ in found), slug
+            floats = [(k, p, x) for k, p, x in found if isinstance(x, float) and (k, *p[:1]) not in SECONDS]
+            assert floats == [], f"{slug}: floats among the integers"
+            assert all(isinstance(x, float) for k, p, x in found if (k, *p[:1]) in SECONDS), slug
+
+
+@pytest.mark.e2e
+def test_the_deal_over_event_carries_the_fields_of_the_deal_over_message(conversations):
+    for slug, bots in conversations.items():
+        for lines in bots:
+            messages = [msg for msg in lines if msg["type"] == "deal_over"]
+            events = [e for msg in lines if msg["type"] == "request" for e in msg["events"] if e["type"] == "deal_over"]
+            assert events and events == messages[: len(events)], slug

@@ -53,13 +53,6 @@ def request(n: int) -> bytes:
     )
 
 
-def _fault_kind(raw: bytes) -> str:
-    """The kind of the BotFault that the reply `raw` raises (the test fails if it decodes)."""
-    with pytest.raises(BotFault) as fault:
-        decode_reply(raw)
-    return fault.value.kind
-
-
 async def greet(bot: BotProcess) -> dict:
     await bot.send(line(HELLO))
     ready, _, _ = await timed_receive(bot, 5)
@@ -318,11 +311,18 @@ async def test_memory_limit_applies():
     assert fault.value.kind == "crash" and "MemoryError" in fault.value.detail
 
 
+def fault_kind(raw: bytes) -> str:
+    """The kind of fault `raw` is as a reply."""
+    with pytest.raises(BotFault) as fault:
+        decode_reply(raw)
+    return fault.value.kind
+
+
 @pytest.mark.parametrize(
     "name, rounds, check",
     [
-        ("garbage", 4, lambda raw: _fault_kind(raw) == "malformed"),
-        ("unknown", 1, lambda raw: _fault_kind(raw) == "unknown_message"),
+        ("garbage", 4, lambda raw: fault_kind(raw) == "malformed"),
+        ("unknown", 1, lambda raw: fault_kind(raw) == "unknown_message"),
         ("stale", 1, lambda raw: decode_reply(raw).id == 0),
         ("illegal", 4, lambda raw: decode_reply(raw).ops[0].card not in ("AS", "2S")),
     ],
@@ -335,3 +335,66 @@ async def test_misbehaving_bots_misbehave_as_documented(name, rounds, check):
             await bot.send(request(n))
             raw, _, _ = await timed_receive(bot, 5)
         assert check(raw)
+
+
+@pytest.mark.parametrize("prlimit", [True, False], ids=["prlimit", "preexec"])
+async def test_a_script_whose_interpreter_is_missing_is_an_exec_fault(tmp_path, monkeypatch, prlimit):
+    if not prlimit:
+        monkeypatch.setattr("referee.spawn._PRLIMIT", None)
+    script = tmp_path / "bot"
+    script.write_text("#!/nonexistent/python3 -u\nprint('never')\n")
+    script.chmod(0o755)
+    async with bot_group() as group:
+        with pytest.raises(BotFault) as fault:
+            await group.start([str(script)], Limits())
+    assert fault.value.kind == "exec" and "/nonexistent/python3" in fault.value.detail
+
+
+async def test_a_last_line_without_newline_is_a_crash_that_says_so():
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", "print('{\"type\":\"ready\"}', end='')"], Limits())
+        with pytest.raises(BotFault) as fault:
+            await timed_receive(bot, 5)
+    assert fault.value.kind == "crash"
+    assert "code 0" in fault.value.detail and "16 bytes had no newline" in fault.value.detail
+
+
+async def test_a_bot_that_closes_its_input_is_a_broken_pipe_with_its_last_words():
+    script = "import os, sys, time; os.close(0); print('deaf now', file=sys.stderr, flush=True); time.sleep(60)"
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits())
+        with trio.fail_after(2):
+            while b"deaf" not in bot.stderr_tail:
+                await trio.sleep(0.01)
+        with pytest.raises(BotFault) as fault:
+            await bot.send(b"x" * 100_000)
+    assert fault.value.kind == "broken_pipe"
+    assert "closed its stdin but is still running" in fault.value.detail and "deaf now" in fault.value.detail
+
+
+def test_decode_reply_never_raises_anything_but_a_fault_for_deep_nesting():
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for raw in (b'{"type":"play","id":1,"ops":' + deep + b"}", b'{"type":"ready","x":' + deep + b"}", deep):
+        with pytest.raises(BotFault) as fault:
+            decode_reply(raw)
+        assert fault.value.kind == "malformed"
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda p: p.write_text("#!/bin/sh\n"), "is not executable (chmod +x?)"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: None, "not found"),
+    ],
+    ids=["not executable", "directory", "missing"],
+)
+def test_a_bot_program_that_cannot_run_is_a_usage_error_naming_why(tmp_path, make, words):
+    from referee.match import split_command
+    from referee.rules.errors import ConfigError
+
+    program = tmp_path / "bot"
+    make(program)
+    with pytest.raises(ConfigError) as error:
+        split_command(f"{program} --fast")
+    assert str(error.value).endswith(f"program {str(program)!r} {words}")

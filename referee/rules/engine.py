@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.cards import CardError
-from protocol.messages import Decision, Op, normalize
+from protocol.messages import DealOver, Decision, Op, normalize, to_builtins
 from referee.rules.errors import ConfigError, IllegalAction
 
 
@@ -50,7 +50,7 @@ class Option:
                 value = value.lower() in ("true", "1", "yes")
             elif not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
                 value = kind(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinite float
             raise ConfigError(f"option {name}: {value!r} is not a {_TYPE_NAMES.get(kind, kind.__name__)}") from None
         if kind in (int, float) and value < 0:  # every numeric option is a count, a score or a cap
             raise ConfigError(f"option {name}: {value!r} must not be negative")
@@ -241,7 +241,7 @@ class Game:
             detail["eliminated"] = out
         record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
         self.deal_results.append(record)
-        self.emit({"type": "deal_over", **record})
+        self.emit(to_builtins(DealOver.of(record)))  # the event carries what the deal_over message does
         self.deal_no += 1
         if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts["max_deals"]:
             self.over = True

@@ -35,7 +35,7 @@ class Gin(KnockGame):
     def score_deal(self, finisher: int | None) -> list[float]:
         """The deal's points (`deal_points`) with the game bonus (End of the match); nothing for a drawn deal."""
         if finisher is None:
-            return [0.0] * self.n
+            return [0] * self.n
         return self.with_game_bonus(self.deal_points(finisher))
 
     def deal_points(self, finisher: int) -> list[float]:

@@ -58,7 +58,7 @@ class OklahomaGin(Gin):
 
     def score_deal(self, finisher: int | None) -> list[float]:
         """A deal's score is what it adds to the sum of the seat's column totals."""
-        return [0.0] * self.n if finisher is None else self.enter(self.deal_points(finisher))
+        return [0] * self.n if finisher is None else self.enter(self.deal_points(finisher))
 
     def enter(self, points: list[float]) -> list[float]:
         """Enter the deal winner's points on the sheet (Scoring: Hollywood columns); return what each seat gained."""
