@@ -2,13 +2,20 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format test-diff bench clean node reference
+.PHONY: demo test lint format test-diff bench clean node browser reference
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
 	@command -v node >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	  (apt-get update -qq && apt-get install -y -qq nodejs >/dev/null); } || true
 	@command -v node >/dev/null || { echo "romis: node (Node.js) is required for the JavaScript sample bot; install it (e.g. apt-get install nodejs)"; exit 1; }
+
+# a headless Chromium checks the HTML report; install Debian's when it is missing and we may (the test says
+# why it skipped otherwise)
+browser:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
+	  echo "romis: chromium is not installed; the HTML report's browser test will be skipped"
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -27,7 +34,7 @@ demo: $(STAMP) node
 	rm -rf demo-out && mkdir -p demo-out
 	$(VENV)/bin/romis tournament run examples/tournament.toml --db demo-out/results.db --records demo-out/records
 
-test: $(STAMP) node
+test: $(STAMP) node browser
 	$(PY) -m pytest
 
 # ruff (lint and format check) on the whole tree, mypy on the packages (all configured in pyproject.toml);

@@ -104,7 +104,10 @@ FIELD_DAMAGE = {
         "`array`, got `int` - at `$.seats`",
     ),
     "an unknown variant": (lambda ls: _edit(ls, "header", "variant", "snap"), "unknown variant"),
-    "a player count the variant refuses": (lambda ls: _edit(ls, "header", "seats", [{}] * 9), "is played by"),
+    "a player count the variant refuses": (
+        lambda ls: _edit(ls, "header", "seats", [{}] * 9),
+        "gin needs 2 players, got 9",
+    ),
     "an option that is not a number": (
         lambda ls: _edit(ls, "header", "options", {"max_deals": "lots"}),
         "option max_deals",

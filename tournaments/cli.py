@@ -53,7 +53,7 @@ def run(
     except KeyboardInterrupt:
         typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
         raise typer.Exit(130) from None
-    typer.echo(render(standings(store.results(), list(cfg.entrants)), "table"))
+    typer.echo(render(standings(store.results(), list(cfg.entrants)), "table", about=store.about()))
     failed = store.failures()
     for line in failure_lines(failed):
         typer.echo(line)
