@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.play import play_match, timing_summary
+from referee.records import RecordError
 from tournaments import schedule
 from tournaments.config import Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
 from tournaments.standings import match_points
-from tournaments.store import Store
+from tournaments.store import Lock, Store, StoreError, disk_or_path
 from tournaments.workers import Worker
 
 OnResult = Callable[[GameResult], None]
@@ -187,12 +188,37 @@ class Progress:
 def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | None = None) -> Store:
     """Play every game not yet in the results database; return the store (resuming where a run stopped).
     Failed games of an earlier run are played again."""
-    store = Store(cfg.db)
-    store.bind(cfg.fingerprint())
-    if cfg.records:
-        Path(cfg.records).mkdir(parents=True, exist_ok=True)
-    specs = game_specs(cfg)
-    store.begin_run(cfg.variant, specs)
+    store = Store(cfg.db)  # refused here while another run holds the database
+    records = None
+    try:
+        store.bind(cfg.fingerprint())
+        records = _lock_records(cfg.records)
+        specs = game_specs(cfg)
+        store.begin_run(cfg.variant, specs)
+        _play_all(cfg, store, specs, live, executor)
+    except BaseException:
+        store.close()
+        raise
+    finally:
+        if records:
+            records.release()
+    return store
+
+
+def _lock_records(directory: str | None) -> Lock | None:
+    """Create the records directory and hold it for this run: two runs writing records of the same game keys
+    into one directory would replace each other's records."""
+    if not directory:
+        return None
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise disk_or_path(f"cannot create the records directory {directory}", e) from None
+    return Lock(Path(directory) / ".romis.lock", f"the records directory {directory}")
+
+
+def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | None, executor: Executor | None) -> None:
+    """Play the games not stored yet, storing each as it ends; StoreError (the run stops) if a disk refuses."""
     finished = store.finished_keys()
     retried = len(store.failures())
     todo = [s for s in specs if s.key not in finished]
@@ -206,8 +232,13 @@ def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | N
         progress.update(result)
 
     def store_failure(spec: GameSpec, reason: str, detail: str) -> None:
+        if reason.startswith(RECORD_ERROR):  # the records' disk, not the game: stop; the next run plays it
+            raise StoreError(reason.removeprefix(RECORD_ERROR))
         store.add_failure(spec, reason, detail)
         progress.fail(spec, reason)
 
     (executor or LocalExecutor(cfg.concurrency)).run(todo, store_result, store_failure)
-    return store
+
+
+# How a worker reports a game whose record the disk refused (tournaments.workers.describe_error).
+RECORD_ERROR = f"{RecordError.__name__}: "
