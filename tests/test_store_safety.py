@@ -1,6 +1,8 @@
 """The results store and the game records under hostile conditions: two runs at once, full and read-only disks."""
 
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -10,7 +12,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from procs import leftovers
+from procs import leftovers, wait_until
 
 from referee.records import RecordWriter, read_record
 
@@ -150,6 +152,35 @@ def test_a_tournament_whose_records_fill_the_disk_stops_keeps_whole_records_and_
         assert counts(db) == (10, 20)
         assert len(whole_records(records)) == 10
     assert leftovers() == []
+
+
+def test_a_killed_run_leaves_no_half_record_under_its_name_and_the_resume_cleans_up(tmp_path):
+    toml, db, records = config(tmp_path, deal_sets=5), tmp_path / "r.db", tmp_path / "records"
+    proc = subprocess.Popen(
+        [PY, "-m", "referee", "tournament", "run", str(toml), "--db", str(db), "--records", str(records)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        assert wait_until(lambda: records.is_dir() and counts_or_zero(db) >= 1 and any(records.glob(".*.part")), 120)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert leftovers() == []
+    assert any(records.glob(".*.part"))  # the game being played when the run was killed
+    assert all(read_record(p)[-1]["type"] == "result" for p in records.glob("*.jsonl"))
+    assert romis("tournament", "run", str(toml), "--db", str(db), "--records", str(records)).returncode == 0
+    assert len(whole_records(records)) == 10  # and no temporary file is left
+
+
+def counts_or_zero(db: Path) -> int:
+    """Games stored, 0 while the database is still being created."""
+    try:
+        return counts(db)[0]
+    except sqlite3.Error:
+        return 0
 
 
 # --- two runs at once -----------------------------------------------------------------------------------

@@ -222,6 +222,7 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
     finished = store.finished_keys()
     retried = len(store.failures())
     todo = [s for s in specs if s.key not in finished]
+    _drop_partial_records(todo)
     progress = Progress(len(specs), len(specs) - len(todo), sys.stderr.isatty() if live is None else live)
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
@@ -238,6 +239,16 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
         progress.fail(spec, reason)
 
     (executor or LocalExecutor(cfg.concurrency)).run(todo, store_result, store_failure)
+
+
+def _drop_partial_records(todo: list[GameSpec]) -> None:
+    """Remove what a killed run left of the records of games to be played again (their temporary files); the
+    records directory is this run's (locked), so no other run is writing them."""
+    for spec in todo:
+        if spec.record:
+            record = Path(spec.record)
+            for part in record.parent.glob(f".{record.name}.*.part"):
+                part.unlink(missing_ok=True)
 
 
 # How a worker reports a game whose record the disk refused (tournaments.workers.describe_error).
