@@ -136,6 +136,7 @@ def play(
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     live = (not as_json and sys.stderr.isatty()) if progress is None else progress
+    match = None
     try:
         match = new_match(
             variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries
@@ -145,7 +146,7 @@ def play(
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
         raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None
     except RecordError as e:  # every bot is gone by now; a record already at that path is left as it was
-        raise fail(f"{e}; the match was stopped", 3) from None
+        raise fail(f"{e}; " + ("the match was stopped" if match else "nothing was played"), 3) from None
     if as_json:
         typer.echo(json.dumps(out.summary(timings), indent=2))
     else:  # the deal lines are already on the screen when the progress shared it

@@ -258,3 +258,15 @@ def test_a_finished_database_in_a_read_only_directory_reports(tmp_path):
         run = romis("tournament", "run", str(toml), "--db", str(db))  # a run cannot write there: one line
         assert run.returncode == 3 and "Traceback" not in run.stderr, run.stderr
         assert len(romis_lines(run.stderr)) == 1 and "read-only" in run.stderr.lower(), run.stderr
+
+
+def test_play_record_on_a_read_only_disk_is_one_line_exit_3_before_any_bot_starts(tmp_path):
+    with tmpfs("1m") as disk:
+        remount(disk, "ro")
+        record = disk / "game.jsonl"
+        r = romis("play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--record", str(record))
+        assert r.returncode == 3, r.stderr
+        assert r.stderr.splitlines() == [
+            f"romis: cannot write record {record}: Read-only file system; nothing was played"
+        ]
+    assert leftovers() == []

@@ -84,7 +84,7 @@ class Lock:
         try:
             self.file: IO[str] | None = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held, see release())
         except OSError as e:
-            raise disk_or_path(f"cannot lock {what} ({path})", e) from None
+            raise disk_or_path(f"cannot use {what}: {path}", e) from None
         try:
             fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -146,7 +146,8 @@ class Store:
         if readonly:
             self.db = _open_readonly(self.path)
             return
-        self.lock = Lock(f"{path}.lock", f"the results database {path}")
+        # beside the file itself: a run reaching the database through a symbolic link sees the same lock
+        self.lock = Lock(f"{self.path.resolve()}.lock", f"the results database {path}")
         try:
             with self._writing():
                 self.db = sqlite3.connect(path, isolation_level=None)
