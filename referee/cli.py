@@ -106,6 +106,7 @@ def rules(
 PLAY_EXIT_CODES = (
     "Exit codes: 0 the match was played (a faulted seat forfeits, but the match counts); "
     "1 a seat faulted and --strict was given; 2 bad input (one line on stderr); "
+    "3 the disk refused the record (full or read-only: the match stops, no partial record is left); "
     "130 interrupted by Ctrl-C (143: stopped by SIGTERM). Every bot is gone in every case."
 )
 
@@ -130,10 +131,12 @@ def play(
 ) -> None:
     """Play one match between bot programs and print the result."""
     from referee.play import new_match, render_text, run_match
+    from referee.records import RecordError
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     live = (not as_json and sys.stderr.isatty()) if progress is None else progress
+    match = None
     try:
         match = new_match(
             variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries
@@ -142,6 +145,8 @@ def play(
         out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
         raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None
+    except RecordError as e:  # every bot is gone by now; a record already at that path is left as it was
+        raise fail(f"{e}; " + ("the match was stopped" if match else "nothing was played"), 3) from None
     if as_json:
         typer.echo(json.dumps(out.summary(timings), indent=2))
     else:  # the deal lines are already on the screen when the progress shared it

@@ -13,7 +13,7 @@ import trio
 
 from protocol.messages import PROTOCOL_VERSION
 from referee.match import Match
-from referee.records import RecordWriter
+from referee.records import RecordError, RecordWriter
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import Limits
@@ -159,11 +159,21 @@ def run_match(match: Match, stop_on: tuple[int, ...] = ()) -> Outcome:
     except (KeyboardInterrupt, BaseExceptionGroup) as e:  # trio's nurseries may wrap Ctrl-C
         if isinstance(e, KeyboardInterrupt) or e.subgroup(KeyboardInterrupt):
             raise Interrupted(signal.SIGINT) from None
+        if disk := _record_error(e):  # the record's disk is full or read-only: one line, not a traceback
+            raise disk from None
         raise
     if result is None:
         raise Interrupted(stopped_by[0])
     game = match.game
     return Outcome(game.slug, game.seed, game.opts, result)
+
+
+def _record_error(group: BaseExceptionGroup) -> RecordError | None:
+    """The first RecordError inside a group raised by a match's nurseries, if there is one."""
+    found: BaseException | None = group.subgroup(RecordError)
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    return found if isinstance(found, RecordError) else None
 
 
 async def _run_until(match: Match, stop_on: tuple[int, ...], stopped_by: list[int]) -> dict[str, Any] | None:

@@ -4,10 +4,17 @@ Every line carries `chain`, a SHA-256 over the previous line's chain and this li
 altering, inserting or dropping any line is detected; the actions are then re-applied to a fresh
 engine, which must accept every accepted play, reject every rejected one, and reach the same
 deal results and final totals. A match that stopped early (Ctrl-C) ends with an `interrupted` line.
+
+A record is written to a hidden temporary file beside its path and renamed into place when the match
+ends, so a record at its path is always whole, whoever else writes the same path at the same time.
 """
 
+import errno
 import hashlib
 import json
+import os
+import secrets
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,11 +36,33 @@ def _link(prev: str, data: dict) -> str:
     return hashlib.sha256(prev.encode() + _canonical(data)).hexdigest()[:32]
 
 
+# Errors of the disk rather than of the path the user gave: a record that cannot be created for these is
+# a RecordError (exit 3), like one that fills the disk half-way; a missing directory stays a ConfigError.
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+
+
+class RecordError(Exception):
+    """A record could not be written (a full or read-only disk): the match stops and no partial record is left."""
+
+    def __init__(self, path: str | Path, error: OSError):
+        super().__init__(f"cannot write record {path}: {error.strerror or error}")
+
+
 class RecordWriter:
-    """Appends chained JSON lines to a record file, flushing each one (a crash keeps what was written)."""
+    """Appends chained JSON lines to a temporary file, flushing each one (a crash keeps what was written there),
+    and renames it to `path` on close; RecordError once the disk refuses a write."""
 
     def __init__(self, path: str | Path, header: dict[str, Any]):
-        self.file: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by close(), line by line)
+        self.path = Path(path)
+        # unique per writer: two writers of one path (two runs sharing a records directory) never mix lines
+        self.part = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+        try:
+            self.file: IO[str] = open(self.part, "x", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        except OSError as e:
+            if e.errno in DISK_ERRNOS:
+                raise RecordError(self.path, e) from None
+            raise
+        self.failed: RecordError | None = None
         self.chain = ""
         self.write({"type": "header", "record_version": RECORD_VERSION, **header})
 
@@ -41,16 +70,38 @@ class RecordWriter:
     # break the chain of every later line (the `interrupted` one included).
     @trio.lowlevel.enable_ki_protection
     def write(self, data: dict) -> None:
-        """Write one line."""
+        """Write one line; after a failed write, nothing more is written (the match is stopping)."""
+        if self.failed:
+            return
         chain = _link(self.chain, data)
-        self.file.write(json.dumps({**data, "chain": chain}, separators=(",", ":")) + "\n")
-        self.file.flush()
+        try:
+            self.file.write(json.dumps({**data, "chain": chain}, separators=(",", ":")) + "\n")
+            self.file.flush()
+        except OSError as e:
+            self._fail(e)
         self.chain = chain
 
+    @trio.lowlevel.enable_ki_protection
     def close(self) -> None:
-        """Close the file (idempotent)."""
-        if not self.file.closed:
+        """Make the record durable and rename it into place (idempotent); RecordError if the disk refuses."""
+        if self.file.closed:
+            return
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())  # the rename must never expose a file whose lines are not on disk yet
             self.file.close()
+            os.replace(self.part, self.path)
+        except OSError as e:
+            self._fail(e)
+
+    def _fail(self, error: OSError) -> None:
+        """Drop the temporary file (a record at `path` is always whole) and raise the RecordError."""
+        self.failed = RecordError(self.path, error)
+        with suppress(OSError):  # closing flushes again, into the same full disk
+            self.file.close()
+        with suppress(OSError):
+            self.part.unlink()
+        raise self.failed from None
 
 
 class ReplayError(Exception):

@@ -32,6 +32,7 @@ def run(
     from tournaments.report import render
     from tournaments.run import run_tournament
     from tournaments.standings import standings
+    from tournaments.store import StoreError
 
     if entrant is None:
         entrant = []
@@ -53,6 +54,13 @@ def run(
     except KeyboardInterrupt:
         typer.echo(f"romis: interrupted; finished games are kept in {cfg.db}: run the same command to resume", err=True)
         raise typer.Exit(130) from None
+    except StoreError as e:  # a full or read-only disk: every game stored before is kept
+        typer.echo(
+            f"romis: {e}; the run stopped, the games stored so far are kept in {cfg.db}: make room and "
+            "run the same command to resume",
+            err=True,
+        )
+        raise typer.Exit(3) from None
     typer.echo(render(standings(store.results(), list(cfg.entrants)), "table", about=store.about()))
     failed = store.failures()
     for line in failure_lines(failed):
@@ -95,9 +103,7 @@ def report(
 
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
-    if not db.is_file():
-        raise ConfigError(f"no results database at {db}")
-    store = Store(db)
+    store = Store(db, readonly=True)  # no lock, no write: it works during a run and in a read-only directory
     about = store.about()
     text = render(standings(store.results(), list(about.config["entrants"])), fmt, about=about)
     if not output:

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.play import play_match, timing_summary
+from referee.records import RecordError
 from tournaments import schedule
 from tournaments.config import Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
 from tournaments.standings import match_points
-from tournaments.store import Store
+from tournaments.store import Lock, Store, StoreError, disk_or_path
 from tournaments.workers import Worker
 
 OnResult = Callable[[GameResult], None]
@@ -187,15 +188,41 @@ class Progress:
 def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | None = None) -> Store:
     """Play every game not yet in the results database; return the store (resuming where a run stopped).
     Failed games of an earlier run are played again."""
-    store = Store(cfg.db)
-    store.bind(cfg.fingerprint())
-    if cfg.records:
-        Path(cfg.records).mkdir(parents=True, exist_ok=True)
-    specs = game_specs(cfg)
-    store.begin_run(cfg.variant, specs)
+    store = Store(cfg.db)  # refused here while another run holds the database
+    records = None
+    try:
+        store.bind(cfg.fingerprint())
+        records = _lock_records(cfg.records)
+        specs = game_specs(cfg)
+        store.begin_run(cfg.variant, specs)
+        _play_all(cfg, store, specs, live, executor)
+    except BaseException:
+        store.close()
+        raise
+    finally:
+        if records:
+            records.release()
+    return store
+
+
+def _lock_records(directory: str | None) -> Lock | None:
+    """Create the records directory and hold it for this run: two runs writing records of the same game keys
+    into one directory would replace each other's records."""
+    if not directory:
+        return None
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise disk_or_path(f"cannot create the records directory {directory}", e) from None
+    return Lock(Path(directory) / ".romis.lock", f"the records directory {directory}")
+
+
+def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | None, executor: Executor | None) -> None:
+    """Play the games not stored yet, storing each as it ends; StoreError (the run stops) if a disk refuses."""
     finished = store.finished_keys()
     retried = len(store.failures())
     todo = [s for s in specs if s.key not in finished]
+    _drop_partial_records(todo)
     progress = Progress(len(specs), len(specs) - len(todo), sys.stderr.isatty() if live is None else live)
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
@@ -206,8 +233,23 @@ def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | N
         progress.update(result)
 
     def store_failure(spec: GameSpec, reason: str, detail: str) -> None:
+        if reason.startswith(RECORD_ERROR):  # the records' disk, not the game: stop; the next run plays it
+            raise StoreError(reason.removeprefix(RECORD_ERROR))
         store.add_failure(spec, reason, detail)
         progress.fail(spec, reason)
 
     (executor or LocalExecutor(cfg.concurrency)).run(todo, store_result, store_failure)
-    return store
+
+
+def _drop_partial_records(todo: list[GameSpec]) -> None:
+    """Remove what a killed run left of the records of games to be played again (their temporary files); the
+    records directory is this run's (locked), so no other run is writing them."""
+    for spec in todo:
+        if spec.record:
+            record = Path(spec.record)
+            for part in record.parent.glob(f".{record.name}.*.part"):
+                part.unlink(missing_ok=True)
+
+
+# How a worker reports a game whose record the disk refused (tournaments.workers.describe_error).
+RECORD_ERROR = f"{RecordError.__name__}: "

@@ -9,14 +9,26 @@ copied one, says what was played.
 
 A game that could not be played to a result (it raised, or its worker died) is kept in `failures`
 with its reason until a later run plays it; it is never in `games`, so it is never counted twice.
+
+One run at a time: a writing Store holds an exclusive lock on `DB.lock` (flock: the kernel lets go when
+its process dies, SIGKILL included), and a second run is refused with the holder's PID and host. A
+report opens the database read-only and takes no lock, so it works during a run and in a read-only
+directory. A write the disk refuses (full, read-only, I/O error) is a StoreError: the transaction is
+rolled back, every game stored before it is kept, and the run stops.
 """
 
+import contextlib
+import fcntl
 import json
+import os
+import socket
 import sqlite3
+import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from referee.rules.errors import ConfigError
 from tournaments.about import About
@@ -56,26 +68,115 @@ class Failure:
     attempts: int
 
 
-class Store:
-    """The results database of one tournament."""
+class StoreError(Exception):
+    """The disk refused a write of the results database or of a record: the run stops, nothing stored is lost."""
 
-    def __init__(self, path: str | Path):
+
+class Busy(ConfigError):
+    """Another run holds the results database (or the records directory): this run is refused before it starts."""
+
+
+class Lock:
+    """An exclusive lock on `path` for as long as this object lives (or until `release`); the kernel releases
+    it when the process dies. The file holds the holder's PID, host and start time, for the refusal message."""
+
+    def __init__(self, path: str | Path, what: str):
         try:
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
-            self.db.executescript(RUNS_SCHEMA)
+            self.file: IO[str] | None = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held, see release())
+        except OSError as e:
+            raise disk_or_path(f"cannot use {what}: {path}", e) from None
+        try:
+            fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(self.file)
+            self.release()
+            raise Busy(f"{what} is in use by another `romis tournament run` ({holder}); wait for it to end") from None
+        since = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with contextlib.suppress(OSError):  # a full disk: the lock holds all the same, unnamed
+            self.file.truncate(0)
+            self.file.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": since}))
+            self.file.flush()
+
+    def release(self) -> None:
+        """Let the lock go (idempotent)."""
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+def _holder(file: IO[str]) -> str:
+    """Who holds the lock, as the holder wrote it (it writes just after taking the lock: wait a moment)."""
+    for _ in range(20):
+        file.seek(0)
+        with contextlib.suppress(ValueError):
+            who = json.loads(file.read())
+            return f"PID {who['pid']} on host {who['host']}, since {who['since']}"
+        time.sleep(0.05)
+    return "its PID is not recorded"
+
+
+def disk_or_path(what: str, e: OSError) -> Exception:
+    """A StoreError for an error of the disk, a ConfigError (the user's path) for the others."""
+    from referee.records import DISK_ERRNOS
+
+    cls = StoreError if e.errno in DISK_ERRNOS else ConfigError
+    return cls(f"{what}: {e.strerror or e}")
+
+
+_DISK_ERRORS = {
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_READONLY": "the database or its directory is read-only",
+    "SQLITE_IOERR": "disk I/O error",
+    "SQLITE_CANTOPEN": "the file cannot be opened (a missing or read-only directory?)",
+}
+
+
+def _disk_error(e: sqlite3.Error) -> str | None:
+    """What the disk refused, in words, if `e` is a disk error rather than a damaged or foreign file."""
+    name = getattr(e, "sqlite_errorname", "") or ""
+    return next((words for code, words in _DISK_ERRORS.items() if name.startswith(code)), None)
+
+
+class Store:
+    """The results database of one tournament: a writer (the one run, holding the lock) or a read-only reader."""
+
+    def __init__(self, path: str | Path, readonly: bool = False):
+        self.path = Path(path)
+        self.lock: Lock | None = None
+        if readonly:
+            self.db = _open_readonly(self.path)
+            return
+        # beside the file itself: a run reaching the database through a symbolic link sees the same lock
+        self.lock = Lock(f"{self.path.resolve()}.lock", f"the results database {path}")
+        try:
+            with self._writing():
+                self.db = sqlite3.connect(path, isolation_level=None)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.executescript(SCHEMA)
+                self.db.executescript(RUNS_SCHEMA)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn what the disk refuses into a StoreError, and a file that is not a database into a ConfigError."""
+        try:
+            yield
         except sqlite3.DatabaseError as e:
-            raise ConfigError(f"{path}: not a romis results database ({e})") from None
+            words = _disk_error(e)
+            if words is None:
+                raise ConfigError(f"{self.path}: not a romis results database ({e})") from None
+            raise StoreError(f"cannot store results in {self.path}: {words}") from None
 
     def bind(self, config: dict[str, Any]) -> None:
         """Record the configuration on first use; refuse a different one later."""
         text = json.dumps(config, sort_keys=True)
+        with self._writing():
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('config', ?)", (text,))  # atomic: no SELECT first
         row = self.db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('config', ?)", (text,))
-        elif row[0] != text:
+        if row[0] != text:
             old = json.loads(row[0])
             changed = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
             raise ConfigError(
@@ -98,7 +199,8 @@ class Store:
         self._check_seating(specs)
         started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         (games,) = self.db.execute("SELECT count(*) FROM games").fetchone()
-        self.db.execute("INSERT INTO runs VALUES (?, ?, ?)", (started, games, json.dumps(info, sort_keys=True)))
+        with self._writing():
+            self.db.execute("INSERT INTO runs VALUES (?, ?, ?)", (started, games, json.dumps(info, sort_keys=True)))
 
     def _check_rules(self, variant: str, rules_version: int) -> None:
         """ConfigError if the stored games were played under another version of the variant's rules."""
@@ -129,6 +231,8 @@ class Store:
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run so far, first first: `run_info` plus started (UTC) and games_before (games stored then)."""
+        if not self._has("runs"):  # a database written before runs were recorded, opened read-only
+            return []
         rows = self.db.execute("SELECT started, games_before, info FROM runs ORDER BY rowid")
         return [{"started": t, "games_before": n, **json.loads(info)} for t, n, info in rows]
 
@@ -148,9 +252,12 @@ class Store:
         """Keys of the games already stored."""
         return {k for (k,) in self.db.execute("SELECT key FROM games")}
 
+    def _has(self, table: str) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
     def add(self, result: GameResult) -> None:
-        """Store one finished game atomically (ignored if it is already stored)."""
-        with self.db:  # one transaction: the game and its seats together, or nothing
+        """Store one finished game atomically (ignored if it is already stored); StoreError if the disk refuses."""
+        with self._writing(), self.db:  # one transaction: the game and its seats together, or nothing
             self.db.execute("BEGIN IMMEDIATE")
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO games (key, tbl, deal_set, rotation, seed, deals) VALUES (?, ?, ?, ?, ?, ?)",
@@ -165,7 +272,7 @@ class Store:
 
     def add_failure(self, spec: GameSpec, reason: str, detail: str) -> None:
         """Record that a game failed (again, if it failed before); a stored game is left alone."""
-        with self.db:
+        with self._writing(), self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT INTO failures (key, tbl, deal_set, rotation, seed, entrants, reason, detail) "
@@ -178,6 +285,8 @@ class Store:
 
     def failures(self) -> list[Failure]:
         """The games that failed and are not stored since, in schedule order."""
+        if not self._has("failures"):
+            return []
         return [
             Failure(key, json.loads(entrants), reason, detail, attempts)
             for key, entrants, reason, detail, attempts in self.db.execute(
@@ -200,8 +309,31 @@ class Store:
         ]
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and let the lock go."""
         self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing, not even WAL's shared-memory file where it cannot: `mode=ro`
+    (it reads a run's latest commits), else `immutable=1` (a finished database in a read-only directory)."""
+    if not path.is_file():
+        raise ConfigError(f"no results database at {path}")
+    error: sqlite3.Error | None = None
+    for mode in ("mode=ro", "immutable=1"):
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+        try:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as e:
+            db.close()
+            error = e
+            continue
+        if not {"meta", "games", "seats"} <= tables:
+            db.close()
+            raise ConfigError(f"{path}: not a romis results database (it has no tournament tables)")
+        return db
+    raise ConfigError(f"{path}: cannot be read as a romis results database ({error})")
 
 
 def run_info(variant: str) -> dict[str, Any]:
