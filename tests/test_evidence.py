@@ -11,7 +11,7 @@ import pytest
 
 from referee.cli import run
 from referee.play import play_match
-from referee.records import ReplayError, SignatureError, replay
+from referee.records import RecordInterrupted, ReplayError, SignatureError, replay
 from tournaments import config
 from tournaments.run import game_specs, play_game
 
@@ -322,3 +322,11 @@ def test_a_bad_sign_key_setting_is_a_config_error(setting, words, key, tmp_path)
     )
     with pytest.raises(config.ConfigError, match=words):
         config.load(toml, {})
+
+
+def test_a_match_stopped_before_its_deal_over_replays_as_interrupted(clean, tmp_path):
+    lines = lines_of(clean)
+    cut = index(lines, "deal_over")  # stopped after the deal's last play, before its deal_over was written
+    tail = [{"type": "stderr", "seat": 0, "dropped": 0, "tail": "bye"}, {"type": "interrupted", "deal": 1}]
+    with pytest.raises(RecordInterrupted, match="interrupted at deal 2"):
+        replay(rechain([*lines[:cut], *tail], tmp_path / "stopped.jsonl"))
