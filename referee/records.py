@@ -231,7 +231,7 @@ def check_header_signature(header: dict, signature: Any, key: bytes) -> _Signatu
     except msgspec.ValidationError as e:
         raise SignatureError(f"unreadable signature ({e})") from None
     if sig.key_id != key_id(key):
-        raise SignatureError(f"signed with another key (key id {sig.key_id[:16]}; --key has {key_id(key)})")
+        raise SignatureError(f"signed with another key (key id {sig.key_id[:16]!r}; --key has {key_id(key)})")
     for name in sorted(set(header) | set(sig.header)):
         good = name in header and _mac(key, f"header:{name}", _canonical(header[name]))
         if not good or not hmac.compare_digest(good, sig.header.get(name, "")):

@@ -80,14 +80,15 @@ class Replay:
                 f"{self.ended_at})"
             )
         if self.tails and kind not in ("stderr", *FINAL):
-            raise ReplayError(f"line {n}: a {kind} line after the stderr tails (they are written at the end)")
+            raise ReplayError(f"line {n}: a {_shown(kind)} line after the stderr tails (they are written at the end)")
 
     def _nothing_after(self, lines: list[dict], n: int) -> None:
         # version 1 wrote the stderr tails, and faults found while saying goodbye, after the result
         allowed = ("stderr", "fault") if self.version == 1 else ()
         for k, line in enumerate(lines[n:], n + 1):
             if line.get("type") not in allowed:
-                raise ReplayError(f"line {k}: a {line.get('type')} line after the {lines[n - 1]['type']} line {n}")
+                last = lines[n - 1]["type"]
+                raise ReplayError(f"line {k}: a {_shown(line.get('type'))} line after the {last} line {n}")
 
     def _seat(self, line: dict, n: int) -> _Seated:
         fields = _fields(line, _Seated, n)
@@ -159,7 +160,7 @@ class Replay:
             if play.ops != expected:
                 raise ReplayError(f"line {n}: seat {seat}'s fallback play is {expected} on replay, {play.ops} here")
         elif faulted is not None:
-            raise ReplayError(f"line {n}: seat {seat} plays ({play.verdict}) after its fault on line {faulted}")
+            raise ReplayError(f"line {n}: seat {seat} plays ({play.verdict!r}) after its fault on line {faulted}")
 
     def _apply(self, play: _Action, n: int) -> None:
         """Apply the play; it must be accepted or rejected as recorded, and a rejection may call for a fault."""
@@ -175,7 +176,7 @@ class Replay:
         expected = None if play.verdict in ("ok", "fallback") else play.verdict
         if (error is None) != (expected is None) or (error is not None and expected != f"illegal:{error.rule}"):
             what = "accepted" if error is None else f"rejected ({error.rule})"
-            raise ReplayError(f"line {n}: the play of seat {play.seat} is {what} on replay but was {play.verdict}")
+            raise ReplayError(f"line {n}: the play of seat {play.seat} is {what} on replay but was {play.verdict!r}")
         if error is None:
             self.streak[play.seat] = 0
             return
@@ -222,6 +223,11 @@ class Replay:
 
 
 LINE_TYPES = {"ready", "fault", "stale", "stderr", "action", "deal_over", "result", "interrupted"}
+
+
+def _shown(kind: Any) -> str:
+    """A line type for a message: known ones as they are, anything else quoted (it comes from the file)."""
+    return kind if kind in LINE_TYPES or kind == "header" else repr(kind)
 
 
 def _retries(head: dict) -> int:
