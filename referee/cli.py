@@ -128,6 +128,9 @@ def play(
     progress: Annotated[
         bool | None, typer.Option("--progress/--no-progress", help="a line per deal on stderr [default: on a terminal]")
     ] = None,
+    sign_key: Annotated[
+        Path | None, typer.Option(help="sign the record with this key file (HMAC-SHA256; `romis replay --key`)")
+    ] = None,
 ) -> None:
     """Play one match between bot programs and print the result."""
     from referee.play import new_match, render_text, run_match
@@ -139,7 +142,7 @@ def play(
     match = None
     try:
         match = new_match(
-            variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries
+            variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries, sign_key
         )
         match.on_deal = _deal_printer() if live else None
         out = run_match(match, stop_on=(signal.SIGTERM,))
@@ -180,16 +183,23 @@ def _interrupted(signum: int, record: Path | None) -> typer.Exit:
 
 
 @app.command()
-def replay(file: Annotated[Path, typer.Argument(help="a game record written by `romis play --record`")]) -> None:
-    """Re-validate a game record without the bots; exit 1 if it does not replay."""
-    from referee.records import ReplayError
+def replay(
+    file: Annotated[Path, typer.Argument(help="a game record written by `romis play --record`")],
+    key: Annotated[
+        Path | None, typer.Option(help="the key file the record was signed with: prove nobody without it changed it")
+    ] = None,
+) -> None:
+    """Re-validate a game record without the bots (and its signature, with --key); exit 1 if it does not replay."""
+    from referee.records import SIGNATURE_WORDS, ReplayError, load_key
     from referee.records import replay as run_replay
 
+    secret = load_key(key, "--key") if key is not None else None
     try:
-        res = run_replay(file)
+        res = run_replay(file, secret)
     except ReplayError as e:
         raise fail(f"{file}: {e.headline}", 1) from None
-    typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']})")
+    words = SIGNATURE_WORDS[res["signature"]]
+    typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']}); {words}")
 
 
 @app.command()

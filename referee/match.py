@@ -18,7 +18,7 @@ import msgspec
 import trio
 
 from protocol import messages as m
-from referee.records import RecordWriter
+from referee.records import DETAIL_LENGTH, RecordWriter, final_ranks
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
 from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
@@ -85,7 +85,7 @@ class Match:
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
-        self._result_written = False
+        self._result_line: dict[str, Any] | None = None  # set once the match is decided
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns.
@@ -103,8 +103,9 @@ class Match:
         finally:
             if self.record:
                 self._write_stderr_tails(self.record)
-                if not self._result_written:
-                    self.record.write({"type": "interrupted", "deal": self.game.deal_no, "reason": reason})
+                # the result (or the interruption) is the last line: it carries the signature
+                last = self._result_line or {"type": "interrupted", "deal": self.game.deal_no, "reason": reason}
+                self.record.write(last, last=True)
                 self.record.close()
         return self.outcome()
 
@@ -118,14 +119,7 @@ class Match:
     def outcome(self) -> dict[str, Any]:
         """The match result: per seat bot, name, total, rank, fault, timings."""
         res = self.game.result()
-        ranks = res["ranks"]
-        faulted = [s.fault is not None for s in self.seats]
-        if any(faulted):  # a forfeiting seat ranks below every seat that finished
-            ok = [t for t, f in zip(res["totals"], faulted) if not f]
-            kept = self.game.ranks(ok, [i for i, f in enumerate(faulted) if not f])
-            ranks = [
-                kept[sum(1 for g in faulted[:i] if not g)] if not f else 1 + len(ok) for i, f in enumerate(faulted)
-            ]
+        ranks = final_ranks(self.game, [s.fault is not None for s in self.seats])
         return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
 
     # --- start and handshake ------------------------------------------------------
@@ -277,9 +271,7 @@ class Match:
     async def _finish(self) -> None:
         out = self.outcome()
         faults = [s.fault for s in self.seats]
-        if self.record:
-            self.record.write({"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults})
-            self._result_written = True
+        self._result_line = {"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults}
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
@@ -295,8 +287,9 @@ class Match:
 
     def _fault(self, i: int, kind: str, detail: str) -> None:
         seat = self.seats[i]
-        if seat.fault is None:
-            seat.fault, seat.fault_detail = kind, printable(detail, 500)
+        # a bot that fails to hear the result after the match is decided has not faulted in it
+        if seat.fault is None and self._result_line is None:
+            seat.fault, seat.fault_detail = kind, printable(detail, DETAIL_LENGTH)
             if self.record:
                 self.record.write({"type": "fault", "seat": i, "kind": kind, "detail": seat.fault_detail})
 

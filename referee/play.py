@@ -13,7 +13,7 @@ import trio
 
 from protocol.messages import PROTOCOL_VERSION
 from referee.match import Match
-from referee.records import RecordError, RecordWriter
+from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import Limits
@@ -106,10 +106,11 @@ def play_match(
     startup_time: float = 10.0,
     retries: int = 0,
     stop_on: tuple[int, ...] = (),
+    sign_key: Path | None = None,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
-    match = new_match(variant, commands, seed, options, record, move_time, bank, startup_time, retries)
+    match = new_match(variant, commands, seed, options, record, move_time, bank, startup_time, retries, sign_key)
     return run_match(match, stop_on)
 
 
@@ -123,8 +124,10 @@ def new_match(
     bank: float = 30.0,
     startup_time: float = 10.0,
     retries: int = 0,
+    sign_key: Path | None = None,
 ) -> Match:
-    """A match ready to run, its record file open; ConfigError for bad input (and then no file is written)."""
+    """A match ready to run, its record file open (signed with the bytes of `sign_key`, if given); ConfigError for
+    bad input (and then no file is written)."""
     cls = find_variant(variant)
     cls.check_players(len(commands), "bots", " (--bot once per seat)")
     check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
@@ -133,6 +136,9 @@ def new_match(
     game = cls(len(commands), options, seed)
     limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
     match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
+    if sign_key is not None and not record:
+        raise ConfigError("--sign-key signs the game record: give --record FILE too")
+    key = load_key(sign_key) if sign_key is not None else None
     if record:
         header = {
             "romis": romis_version(),
@@ -145,7 +151,7 @@ def new_match(
             "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
         }
         try:
-            match.record = RecordWriter(record, header)
+            match.record = RecordWriter(record, header, key)
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     return match

@@ -1,9 +1,11 @@
 """Game records: one JSONL file per match, and replay that re-validates a record without the bots.
 
 Every line carries `chain`, a SHA-256 over the previous line's chain and this line's content, so
-altering, inserting or dropping any line is detected; the actions are then re-applied to a fresh
-engine, which must accept every accepted play, reject every rejected one, and reach the same
-deal results and final totals. A match that stopped early (Ctrl-C) ends with an `interrupted` line.
+altering, inserting or dropping a line is detected unless the whole chain is recomputed, which anyone
+can do. Replay therefore re-derives everything it can (verdicts, deal results, faults, ranks, the order
+of the lines) and an organiser's key signs the rest: the last line of a signed record carries an
+HMAC-SHA256 over the final chain, keyed by the bytes of a key file (docs/records.md). A match that
+stopped early (Ctrl-C) ends with an `interrupted` line.
 
 A record is written to a hidden temporary file beside its path and renamed into place when the match
 ends, so a record at its path is always whole, whoever else writes the same path at the same time.
@@ -11,6 +13,7 @@ ends, so a record at its path is always whole, whoever else writes the same path
 
 import errno
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -21,19 +24,48 @@ from typing import IO, Any
 import msgspec
 import trio
 
-from protocol.messages import op_from_builtins
 from referee.rules.engine import Game
-from referee.rules.errors import ConfigError, IllegalAction
+from referee.rules.errors import ConfigError
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: full-length chain, the result (or interrupted) line last, optionally signed
+READABLE = (1, 2)
+DETAIL_LENGTH = 500  # characters of a fault's detail kept in the record (Match._fault)
 
 
-def _canonical(data: dict) -> bytes:
+def _canonical(data: Any) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
 
 
-def _link(prev: str, data: dict) -> str:
-    return hashlib.sha256(prev.encode() + _canonical(data)).hexdigest()[:32]
+def _link(prev: str, data: dict, width: int = 64) -> str:
+    """The chain of a line: the public, unkeyed algorithm (version 1 records kept 32 hex digits)."""
+    return hashlib.sha256(prev.encode() + _canonical(data)).hexdigest()[:width]
+
+
+def load_key(path: str | Path, flag: str = "--sign-key") -> bytes:
+    """The bytes of a key file; ConfigError if it cannot be read or is empty."""
+    try:
+        key = Path(path).read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{flag}: cannot read key file {path}: {e.strerror}") from None
+    if not key:
+        raise ConfigError(f"{flag}: key file {path} is empty (use e.g. `head -c 32 /dev/urandom > {path}`)")
+    return key
+
+
+def key_id(key: bytes) -> str:
+    """A short public name of a key, so that replay can tell a wrong key from a changed record."""
+    return hashlib.sha256(b"romis-key-id\0" + key).hexdigest()[:16]
+
+
+def _mac(key: bytes, label: str, payload: bytes) -> str:
+    return hmac.new(key, label.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+
+
+def sign(key: bytes, header: dict, chain: str) -> dict[str, Any]:
+    """The `signature` of a record: an HMAC over its final chain (that is, over every line), and one per
+    header field, so that a changed header names the field."""
+    fields = {k: _mac(key, f"header:{k}", _canonical(v)) for k, v in header.items()}
+    return {"alg": "hmac-sha256", "key_id": key_id(key), "header": fields, "mac": _mac(key, "record", chain.encode())}
 
 
 # Errors of the disk rather than of the path the user gave: a record that cannot be created for these is
@@ -50,9 +82,10 @@ class RecordError(Exception):
 
 class RecordWriter:
     """Appends chained JSON lines to a temporary file, flushing each one (a crash keeps what was written there),
-    and renames it to `path` on close; RecordError once the disk refuses a write."""
+    and renames it to `path` on close; RecordError once the disk refuses a write. With a `key`, the last line
+    (`write(..., last=True)`) carries the signature."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any]):
+    def __init__(self, path: str | Path, header: dict[str, Any], key: bytes | None = None):
         self.path = Path(path)
         # unique per writer: two writers of one path (two runs sharing a records directory) never mix lines
         self.part = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
@@ -64,18 +97,24 @@ class RecordWriter:
             raise
         self.failed: RecordError | None = None
         self.chain = ""
-        self.write({"type": "header", "record_version": RECORD_VERSION, **header})
+        self.key = key
+        self.header = {"type": "header", "record_version": RECORD_VERSION, **header}
+        self.write(self.header)
 
     # Protected from Ctrl-C: a KeyboardInterrupt between writing a line and advancing the chain would
     # break the chain of every later line (the `interrupted` one included).
     @trio.lowlevel.enable_ki_protection
-    def write(self, data: dict) -> None:
-        """Write one line; after a failed write, nothing more is written (the match is stopping)."""
+    def write(self, data: dict, last: bool = False) -> None:
+        """Write one line (`last`: the record's final line, signed if there is a key); after a failed write,
+        nothing more is written (the match is stopping)."""
         if self.failed:
             return
         chain = _link(self.chain, data)
+        extra: dict[str, Any] = {"chain": chain}
+        if last and self.key is not None:
+            extra["signature"] = sign(self.key, self.header, chain)
         try:
-            self.file.write(json.dumps({**data, "chain": chain}, separators=(",", ":")) + "\n")
+            self.file.write(json.dumps({**data, **extra}, separators=(",", ":")) + "\n")
             self.file.flush()
         except OSError as e:
             self._fail(e)
@@ -118,11 +157,24 @@ class RecordInterrupted(ReplayError):
 
     def __init__(self, deal: int):
         super().__init__(f"interrupted at deal {deal + 1}")
+        self.signature = "none"  # what replay found of the signature (see `replay`)
 
     @property
     def headline(self) -> str:
         """What `romis replay` says after the file name."""
-        return str(self)
+        return str(self) if self.signature == "none" else f"{self} ({SIGNATURE_WORDS[self.signature]})"
+
+
+class SignatureError(ReplayError):
+    """A record whose signature does not prove it with the key given."""
+
+    @property
+    def headline(self) -> str:
+        """What `romis replay` says after the file name."""
+        return f"signature refused: {self}"
+
+
+SIGNATURE_WORDS = {"ok": "signed, key ok", "unchecked": "signed; signature not checked (no --key)", "none": "unsigned"}
 
 
 # The fields replay relies on, per line type; other fields are ignored.
@@ -131,21 +183,43 @@ class _Header(msgspec.Struct):
     seats: list[Any]
     options: dict[str, Any]
     seed: int
+    limits: dict[str, Any] = {}
 
 
 class _Action(msgspec.Struct):
     seat: int
     ops: list[Any]
     verdict: str
+    kind: str | None = None
+    phase: str | None = None
 
 
-class _Totals(msgspec.Struct):  # deal_over and result
+class _Totals(msgspec.Struct):  # deal_over
     totals: list[float]  # float accepts the integers too; records written before scores were integers hold floats
     deal: int | None = None
 
 
+class _Result(msgspec.Struct):
+    totals: list[float]
+    ranks: list[int] | None = None  # required from version 2 on (checked in `_Replay.result`)
+    faults: list[str | None] | None = None
+
+
+class _Seated(msgspec.Struct):  # ready, fault, stale, stderr
+    seat: int
+    kind: str = ""
+    detail: str = ""
+    fault: str | None = None
+
+
 class _Interrupted(msgspec.Struct):
     deal: int
+
+
+class _Signature(msgspec.Struct):
+    key_id: str
+    header: dict[str, str]
+    mac: str
 
 
 def _parse_line(raw: bytes, n: int) -> dict:
@@ -163,21 +237,26 @@ def _parse_line(raw: bytes, n: int) -> dict:
     return data
 
 
-def read_record(path: str | Path) -> list[dict]:
-    """The lines of a record, with the hash chain checked."""
+def _read(path: str | Path) -> tuple[list[dict], str, Any]:
+    """The lines of a record with the hash chain checked, the final chain, and the last line's signature."""
     try:
         text = Path(path).read_bytes()
     except OSError as e:
         raise ConfigError(f"cannot read record {path}: {e.strerror}") from None
-    lines, chain = [], ""
+    lines, chain, signature, width = [], "", None, 64
     raws = text.split(b"\n")
     if raws[-1] == b"":  # the newline that ends the last line
         raws.pop()
     for n, raw in enumerate(raws, 1):
         data = _parse_line(raw, n)
         given = data.pop("chain", None)
+        if n == 1 and data.get("record_version") == 1:
+            width = 32
+        if "signature" in data and n < len(raws):
+            raise ReplayError(f"line {n}: a signature on a line that is not the last")
+        signature = data.pop("signature", None)
         try:
-            chain = _link(chain, data)
+            chain = _link(chain, data, width)
         except RecursionError:
             raise ReplayError(f"line {n}: nested too deeply") from None
         if given != chain:
@@ -185,7 +264,37 @@ def read_record(path: str | Path) -> list[dict]:
         lines.append(data)
     if not lines or lines[0].get("type") != "header":
         raise ReplayError("the record has no header line")
-    return lines
+    if lines[0].get("record_version") not in READABLE:
+        raise ReplayError(f"line 1: record version {lines[0].get('record_version')!r} (this romis reads 1 and 2)")
+    return lines, chain, signature
+
+
+def read_record(path: str | Path) -> list[dict]:
+    """The lines of a record, with the hash chain checked."""
+    return _read(path)[0]
+
+
+def check_header_signature(header: dict, signature: Any, key: bytes) -> _Signature:
+    """The signature, checked for the key and for every header field; SignatureError naming what differs."""
+    if signature is None:
+        raise SignatureError("the record is not signed (its last line has no signature)")
+    try:
+        sig = msgspec.convert(signature, _Signature)
+    except msgspec.ValidationError as e:
+        raise SignatureError(f"unreadable signature ({e})") from None
+    if sig.key_id != key_id(key):
+        raise SignatureError(f"signed with another key (key id {sig.key_id[:16]!r}; --key has {key_id(key)})")
+    for name in sorted(set(header) | set(sig.header)):
+        good = name in header and _mac(key, f"header:{name}", _canonical(header[name]))
+        if not good or not hmac.compare_digest(good, sig.header.get(name, "")):
+            raise SignatureError(f"the header's {name!r} was changed after the record was signed")
+    return sig
+
+
+def check_signature(sig: _Signature, chain: str, key: bytes) -> None:
+    """SignatureError unless the signature covers the final chain, i.e. every line as it is now."""
+    if not hmac.compare_digest(sig.mac, _mac(key, "record", chain.encode())):
+        raise SignatureError("the record was changed after it was signed (and re-chained without the key)")
 
 
 def _fields(line: dict, shape: type, n: int) -> Any:
@@ -207,47 +316,32 @@ def _new_game(head: dict) -> Game:
         raise ReplayError(f"line 1: {e}") from None
 
 
-def replay(path: str | Path) -> dict[str, Any]:
-    """Re-validate a record; return the replayed result or raise ReplayError (RecordInterrupted if it stopped early)."""
-    lines = read_record(path)
-    head = lines[0]
-    game = _new_game(head)
-    deals = 0
-    for n, line in enumerate(lines[1:], 2):
-        kind = line.get("type")
-        if kind == "action":
-            _replay_action(game, _fields(line, _Action, n), n)
-        elif kind == "deal_over":
-            totals = _fields(line, _Totals, n).totals
-            if deals >= len(game.deal_results) or game.deal_results[deals]["totals"] != totals:
-                raise ReplayError(f"line {n}: deal {line.get('deal')} result differs on replay")
-            deals += 1
-        elif kind == "result":
-            totals = _fields(line, _Totals, n).totals
-            if not game.is_over() or game.totals != totals:
-                raise ReplayError(f"line {n}: final totals differ on replay ({game.totals} vs {totals})")
-            return {"variant": head["variant"], "seed": head["seed"], "totals": game.totals, "lines": len(lines)}
-        elif kind == "interrupted":
-            deal = _fields(line, _Interrupted, n).deal
-            if deal != game.deal_no:
-                raise ReplayError(
-                    f"line {n}: interrupted at deal {deal + 1}, but the replay is at deal {game.deal_no + 1}"
-                )
-            raise RecordInterrupted(deal)
-    raise ReplayError("the record ends before the match result")
+def final_ranks(game: Game, faulted: list[bool]) -> list[int]:
+    """The match's ranks: a forfeiting seat ranks below every seat that finished (the referee's policy)."""
+    totals = list(game.totals)
+    if not any(faulted):
+        return game.ranks(totals)
+    ok = [t for t, f in zip(totals, faulted) if not f]
+    kept = game.ranks(ok, [i for i, f in enumerate(faulted) if not f])
+    return [kept[sum(1 for g in faulted[:i] if not g)] if not f else 1 + len(ok) for i, f in enumerate(faulted)]
 
 
-def _replay_action(game: Game, line: _Action, n: int) -> None:
+def replay(path: str | Path, key: bytes | None = None) -> dict[str, Any]:
+    """Re-validate a record (with `key`: and its signature); return the replayed result, with `signature`
+    "ok", "unchecked" (signed, no key given) or "none"; raise ReplayError (SignatureError if the key does not
+    prove it, RecordInterrupted if it stopped early)."""
+    from referee.replay import Replay
+
+    lines, chain, signature = _read(path)
+    sig = check_header_signature(lines[0], signature, key) if key is not None else None
+    status = "ok" if sig else "unchecked" if signature is not None else "none"
     try:
-        ops = [op_from_builtins(o) for o in line.ops]
-    except (msgspec.ValidationError, RecursionError) as e:
-        raise ReplayError(f"line {n}: unreadable ops ({e})") from None
-    rule = None
-    try:
-        game.apply(line.seat, ops)
-    except IllegalAction as e:
-        rule = e.rule
-    expected = None if line.verdict in ("ok", "fallback") else line.verdict
-    if (rule is None) != (expected is None) or (rule is not None and expected != f"illegal:{rule}"):
-        what = "accepted" if rule is None else f"rejected ({rule})"
-        raise ReplayError(f"line {n}: the play of seat {line.seat} is {what} on replay but was {line.verdict}")
+        out = Replay(lines[0]).run(lines)
+    except RecordInterrupted as e:
+        if sig:
+            check_signature(sig, chain, key or b"")
+        e.signature = status
+        raise
+    if sig:
+        check_signature(sig, chain, key or b"")
+    return {**out, "signature": status}

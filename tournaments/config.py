@@ -26,6 +26,7 @@ KNOWN = {
     "limits",
     "retries",
     "entrants",
+    "sign_key",
 }
 
 
@@ -46,6 +47,7 @@ class Config:
     options: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, float] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))
     retries: int = 0
+    sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run)."""
@@ -150,4 +152,18 @@ def _check(cfg: Config) -> Config:
 
     for command in cfg.entrants.values():
         split_command(command)
+    _check_sign_key(cfg)
     return cfg
+
+
+def _check_sign_key(cfg: Config) -> None:
+    """The key file must be readable and not empty before any game starts, and there must be records to sign."""
+    from referee.records import load_key
+
+    if cfg.sign_key is None:
+        return
+    if not isinstance(cfg.sign_key, str) or not cfg.sign_key:
+        raise ConfigError(f"sign_key must be the path of a key file, not {cfg.sign_key!r}")
+    if not cfg.records:
+        raise ConfigError("sign_key signs the game records: set records = DIRECTORY too")
+    load_key(cfg.sign_key, "sign_key")

@@ -48,6 +48,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
                 cfg.limits,
                 cfg.retries,
                 record,
+                cfg.sign_key,
             )
         )
     return specs
@@ -65,7 +66,8 @@ def play_game(spec: GameSpec) -> GameResult | None:
             Path(spec.record) if spec.record else None,
             retries=spec.retries,
             stop_on=(signal.SIGTERM,),
-            **spec.limits,
+            sign_key=Path(spec.sign_key) if spec.sign_key else None,
+            **{k: float(v) for k, v in spec.limits.items()},
         )
     except KeyboardInterrupt:
         return None

@@ -20,6 +20,7 @@ class GameSpec:
     limits: dict[str, float] = field(default_factory=dict)  # move_time, bank, startup_time
     retries: int = 0
     record: str | None = None  # game record path, if records are kept
+    sign_key: str | None = None  # key file that signs the record (romis replay --key)
 
 
 @dataclass
