@@ -10,7 +10,7 @@ from typing import Protocol
 
 from referee.play import play_match, timing_summary
 from tournaments import schedule
-from tournaments.config import Config
+from tournaments.config import LIMIT_DEFAULTS, Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
 from tournaments.standings import match_points
 from tournaments.store import Store
@@ -47,6 +47,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
                 cfg.limits,
                 cfg.retries,
                 record,
+                cfg.no_network,
             )
         )
     return specs
@@ -55,6 +56,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
 def play_game(spec: GameSpec) -> GameResult | None:
     """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
     None if the game was stopped (SIGTERM) before it finished."""
+    limits = {**LIMIT_DEFAULTS, **spec.limits}
     try:
         out = play_match(
             spec.variant,
@@ -64,7 +66,10 @@ def play_game(spec: GameSpec) -> GameResult | None:
             Path(spec.record) if spec.record else None,
             retries=spec.retries,
             stop_on=(signal.SIGTERM,),
-            **spec.limits,
+            no_network=spec.no_network,
+            move_time=limits["move_time"],
+            bank=limits["bank"],
+            startup_time=limits["startup_time"],
         )
     except KeyboardInterrupt:
         return None

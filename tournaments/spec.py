@@ -20,6 +20,7 @@ class GameSpec:
     limits: dict[str, float] = field(default_factory=dict)  # move_time, bank, startup_time
     retries: int = 0
     record: str | None = None  # game record path, if records are kept
+    no_network: bool = False  # every bot in a network namespace of its own, loopback only
 
 
 @dataclass
