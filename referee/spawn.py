@@ -206,7 +206,8 @@ def adopted(known: set[int]) -> list[int]:
     """Processes the subreaper (this process) adopted: its children that it did not start itself.
 
     A child this process started is in a session it leads or in this process's own session; an orphan
-    of a bot is in the bot's session or in the one its setsid() made. `known` are the bots running now.
+    of a bot is in the bot's session or in the one its setsid() made. `known` are the bots running now:
+    an orphan still in the session of one of them is spared (that bot's close sweeps its session).
     """
     me, found = os.getpid(), []
     own_sid = os.getsid(0)
@@ -216,7 +217,7 @@ def adopted(known: set[int]) -> list[int]:
                 pids = [int(p) for p in f.read().split()]
             for pid in pids:
                 fields = _stat(pid)
-                if pid not in known and fields is not None and int(fields[3]) not in (pid, own_sid):
+                if pid not in known and fields is not None and int(fields[3]) not in {pid, own_sid, *known}:
                     found.append(pid)
     return found
 

@@ -177,3 +177,24 @@ def test_a_tournament_passes_no_network_to_its_games(tmp_path):
     config.write_text(config.read_text().replace("true", '"yes"'))
     with pytest.raises(ConfigError, match="no_network must be true or false"):
         load(config, {})
+
+
+def test_sigkill_of_a_tournament_worker_takes_its_bots_daemon_along(tmp_path, monkeypatch):
+    monkeypatch.setenv(spawn.SANDBOX_VAR, spawn.PIDNS)  # the watchdog's token is dropped: only the namespace helps
+    pidfile = tmp_path / "daemon.pid"
+    entrants = [f"--entrant=escapee={escapee(pidfile, '--moves', '1000')}", f"--entrant=hang={HANG}"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", "run", *entrants, "--db", str(tmp_path / "r.db")]
+        + ["--concurrency", "1", "--deal-sets", "1"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_until(lambda: [p.cmd.split()[-1] for p in marked() if "sleep(3600)" in p.cmd] == [DAEMON], 60)
+        (worker,) = [p for p in marked() if p.cmd.split()[1:3] == ["-m", "tournaments.workers"]]
+        os.kill(worker.pid, signal.SIGKILL)
+        assert wait_until(lambda: not [p for p in marked() if "sleep(3600)" in p.cmd], 10)
+    finally:
+        proc.kill()
+        proc.wait()
