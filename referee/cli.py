@@ -131,21 +131,46 @@ def play(
     sign_key: Annotated[
         Path | None, typer.Option(help="sign the record with this key file (HMAC-SHA256; `romis replay --key`)")
     ] = None,
+    sandbox: Annotated[
+        str | None,
+        typer.Option(
+            help="how every bot's descendants are made to die with it: auto, pid-namespace or subreaper "
+            "(default: $ROMIS_SANDBOX, else auto: a PID namespace where the machine allows one; "
+            "the help's last line says which is in force here)"
+        ),
+    ] = None,
+    no_network: Annotated[
+        bool, typer.Option("--no-network", help="each bot in a network namespace of its own, loopback only")
+    ] = False,
 ) -> None:
     """Play one match between bot programs and print the result."""
     from referee.play import new_match, render_text, run_match
     from referee.records import RecordError
+    from tournaments.reaper import guard
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     live = (not as_json and sys.stderr.isatty()) if progress is None else progress
     match = None
     try:
+        opts = parse_options(option or [])
         match = new_match(
-            variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries, sign_key
+            variant,
+            bot,
+            seed,
+            opts,
+            record,
+            move_time,
+            bank,
+            startup_time,
+            retries,
+            sandbox=sandbox,
+            no_network=no_network,
+            sign_key=sign_key,
         )
         match.on_deal = _deal_printer() if live else None
-        out = run_match(match, stop_on=(signal.SIGTERM,))
+        with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (tournaments/reaper.py)
+            out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
         raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None
     except RecordError as e:  # every bot is gone by now; a record already at that path is left as it was
@@ -281,6 +306,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(argv: list[str]) -> int:
     """Run the command line `argv`; the exit code."""
+    if "play" in argv:
+        _describe_sandbox_in_help()
     command = typer.main.get_command(app)
     try:
         with command.make_context("romis", list(argv)) as ctx:
@@ -302,6 +329,15 @@ def run(argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return 0
+
+
+def _describe_sandbox_in_help() -> None:
+    """Add the sandbox in force to `romis play --help`; only then, because finding it out starts processes."""
+    from referee.spawn import describe_sandbox
+
+    for info in app.registered_commands:
+        if info.callback is play:
+            info.epilog = f"{PLAY_EXIT_CODES}\n\n{describe_sandbox()}"
 
 
 def _usage_error(e: typer.TyperException) -> int:

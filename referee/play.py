@@ -17,6 +17,7 @@ from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import Limits
+from referee.spawn import SANDBOX_VAR, check_no_network, sandbox_mode
 
 
 class Interrupted(KeyboardInterrupt):
@@ -107,10 +108,14 @@ def play_match(
     retries: int = 0,
     stop_on: tuple[int, ...] = (),
     sign_key: Path | None = None,
+    sandbox: str | None = None,
+    no_network: bool = False,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
-    match = new_match(variant, commands, seed, options, record, move_time, bank, startup_time, retries, sign_key)
+    match = new_match(
+        variant, commands, seed, options, record, move_time, bank, startup_time, retries, sign_key, sandbox, no_network
+    )
     return run_match(match, stop_on)
 
 
@@ -125,16 +130,24 @@ def new_match(
     startup_time: float = 10.0,
     retries: int = 0,
     sign_key: Path | None = None,
+    sandbox: str | None = None,
+    no_network: bool = False,
 ) -> Match:
     """A match ready to run, its record file open (signed with the bytes of `sign_key`, if given); ConfigError for
-    bad input (and then no file is written)."""
+    bad input (and then no file is written).
+
+    `sandbox`: auto, pid-namespace or subreaper (None: $ROMIS_SANDBOX, else auto); `no_network`: each
+    bot in a network namespace of its own, loopback only."""
     cls = find_variant(variant)
     cls.check_players(len(commands), "bots", " (--bot once per seat)")
     check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
     if retries < 0:
         raise ConfigError(f"--retries must be 0 or more, got {retries}")
     game = cls(len(commands), options, seed)
-    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
+    mode = sandbox_mode(sandbox, "--sandbox" if sandbox is not None else SANDBOX_VAR)
+    if no_network:
+        check_no_network()
+    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time, sandbox=mode, no_network=no_network)
     match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
     if sign_key is not None and not record:
         raise ConfigError("--sign-key signs the game record: give --record FILE too")
@@ -149,6 +162,7 @@ def new_match(
             "seed": seed,
             "seats": [{"bot": c} for c in commands],
             "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
+            "sandbox": {"mode": mode, "no_network": no_network},
         }
         try:
             match.record = RecordWriter(record, header, key)

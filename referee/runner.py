@@ -8,9 +8,12 @@ nursery is cancelled, so a forgotten `aclose()` cannot leave a process behind.
 Reach of the kill: the bot runs as the leader of its own session, so `killpg` reaches every
 descendant that stays in its process group, and a sweep over /proc then reaches those that
 moved to another group of the same session. A descendant that calls setsid() itself (a
-daemon) escapes both; catching it would need a cgroup or a PID namespace.
-PR_SET_PDEATHSIG is not used: trio spawns from a worker thread, and the signal fires when
-that thread exits, not when the referee does.
+daemon) escapes both, so the sandbox (referee.spawn) catches it: a PID namespace per bot,
+which dies with the bot, or, where namespaces are refused, this process as child subreaper,
+which adopts such orphans and kills them when a bot closes.
+PR_SET_PDEATHSIG is not set by the runner: trio spawns from a worker thread, and the signal
+fires when that thread exits, not when the referee does. `romis play` and the tournament
+workers run under tournaments.reaper's watchdog, which covers a SIGKILLed referee.
 """
 
 import os
@@ -26,7 +29,15 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
-from referee.spawn import missing_interpreter, rlimits, spawn_args
+from referee.spawn import (
+    kill_adopted,
+    missing_interpreter,
+    rlimits,
+    sandbox_mode,
+    sandboxed,
+    spawn_args,
+    tree_cpu_ticks,
+)
 
 _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -51,6 +62,8 @@ class Limits:
     file_size_mb: int = 64  # RLIMIT_FSIZE (pipes are not files: stdout/stderr are unaffected)
     stderr_cap: int = 64 * 1024  # bytes of stderr kept (the tail); the rest is dropped and counted
     max_line: int = MAX_LINE_BYTES
+    sandbox: str | None = None  # referee.spawn.PIDNS or SUBREAPER; None: what sandbox_mode() finds
+    no_network: bool = False  # a network namespace of its own, with loopback only
 
 
 class BotFault(Exception):
@@ -128,6 +141,7 @@ class BotProcess:
             )
         pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes)
         args, preexec = spawn_args([program, *argv[1:]], pairs)
+        args = sandboxed(args, limits.sandbox or sandbox_mode(), limits.no_network)
         try:
             proc = await trio.lowlevel.open_process(
                 args,
@@ -142,6 +156,7 @@ class BotProcess:
         except OSError as e:
             raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
         bot = cls(proc, limits)
+        _running.add(bot.pid)
         try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
             nursery.start_soon(bot._drain_stderr)
         except RuntimeError:  # the nursery is closed
@@ -168,20 +183,14 @@ class BotProcess:
         return bytes(self._stderr)
 
     def cpu_time(self) -> float:
-        """CPU seconds (user+sys) of the bot process and the children it has reaped; approximate.
+        """CPU seconds (user+sys) of the bot's process tree: the processes alive and those they reaped.
 
-        Reads one /proc file, so it is cheap enough to call around every decision. Children still
-        running (or reaped by nobody) are not counted. Never decreases; frozen once the bot is closed.
+        In a PID namespace the bot is a child of unshare, so the live descendants must be followed;
+        a few /proc reads, cheap enough around every decision. Orphans adopted elsewhere are not
+        counted. Never decreases; frozen once the bot is closed.
         """
         if not self._closing:
-            with suppress(OSError, ValueError):
-                fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
-                try:
-                    stat = os.read(fd, 1024)
-                finally:
-                    os.close(fd)
-                fields = stat[stat.rindex(b")") + 2 :].split()
-                self._cpu_ticks = max(self._cpu_ticks, sum(map(int, fields[11:15])))  # utime stime cutime cstime
+            self._cpu_ticks = max(self._cpu_ticks, tree_cpu_ticks(self.pid))
         return self._cpu_ticks / _CLK_TCK
 
     async def send(self, data: bytes) -> None:
@@ -272,11 +281,16 @@ class BotProcess:
             await self._stdout.aclose()
             with trio.move_on_after(_REAP_GRACE):
                 self._status = await self._proc.wait()
+            _running.discard(self.pid)
+            kill_adopted(_running)  # a no-op unless this process is the subreaper
             # A setsid() escapee may still hold stderr open: stop waiting for its EOF.
             with trio.move_on_after(_EXIT_GRACE):
                 await self._stderr_done.wait()
             await self._stderr_pipe.aclose()
             self._closed.set()
+
+
+_running: set[int] = set()  # bots of this process not yet reaped: children that the subreaper must spare
 
 
 def _kill_sessions(bots: list[BotProcess]) -> None:

@@ -181,7 +181,8 @@ async def test_stderr_flood_does_not_stall_and_is_capped():
         assert bot.stderr_dropped > 20_000_000
 
 
-async def test_forker_child_dies_with_the_bot():
+async def test_forker_child_dies_with_the_bot(monkeypatch):
+    monkeypatch.setenv("ROMIS_SANDBOX", "subreaper")  # the group kill alone; the bot reports its child's host PID
     async with bot_group() as group:
         bot = await group.start(bad("forker"), Limits(), cwd=ROOT)
         await greet(bot)
@@ -195,7 +196,8 @@ async def test_forker_child_dies_with_the_bot():
     assert gone(child) and group_gone(bot.pgid)
 
 
-async def test_child_that_leaves_the_group_is_swept():
+async def test_child_that_leaves_the_group_is_swept(monkeypatch):
+    monkeypatch.setenv("ROMIS_SANDBOX", "subreaper")  # the session sweep alone; the bot reports a host PID
     script = textwrap.dedent("""
         import os, subprocess, sys
         child = subprocess.Popen(["sleep", "1000"], process_group=0)

@@ -27,6 +27,7 @@ KNOWN = {
     "retries",
     "entrants",
     "sign_key",
+    "no_network",
 }
 
 
@@ -48,6 +49,7 @@ class Config:
     limits: dict[str, float] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))
     retries: int = 0
     sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
+    no_network: bool = False  # every bot in a network namespace of its own, loopback only
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run)."""
@@ -62,6 +64,8 @@ class Config:
             "options": self.options,
             "limits": self.limits,
             "retries": self.retries,
+            # only when set: the fingerprints of tournaments begun before the setting existed stay the same
+            **({"no_network": True} if self.no_network else {}),
         }
 
     def tables(self) -> list[tuple[str, ...]]:
@@ -149,6 +153,12 @@ def _check(cfg: Config) -> Config:
     from referee.play import check_limits
 
     check_limits(cfg.limits, lambda key: f"limits.{key}")  # the same rules as `romis play`
+    if not isinstance(cfg.no_network, bool):
+        raise ConfigError(f"no_network must be true or false, got {cfg.no_network!r}")
+    if cfg.no_network:
+        from referee.spawn import check_no_network
+
+        check_no_network()
 
     for command in cfg.entrants.values():
         split_command(command)

@@ -11,7 +11,7 @@ from typing import Protocol
 from referee.play import play_match, timing_summary
 from referee.records import RecordError
 from tournaments import schedule
-from tournaments.config import Config
+from tournaments.config import LIMIT_DEFAULTS, Config
 from tournaments.spec import GameResult, GameSpec, SeatResult
 from tournaments.standings import match_points
 from tournaments.store import Lock, Store, StoreError, disk_or_path
@@ -49,6 +49,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
                 cfg.retries,
                 record,
                 cfg.sign_key,
+                cfg.no_network,
             )
         )
     return specs
@@ -57,6 +58,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
 def play_game(spec: GameSpec) -> GameResult | None:
     """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
     None if the game was stopped (SIGTERM) before it finished."""
+    limits = {**LIMIT_DEFAULTS, **spec.limits}
     try:
         out = play_match(
             spec.variant,
@@ -67,7 +69,10 @@ def play_game(spec: GameSpec) -> GameResult | None:
             retries=spec.retries,
             stop_on=(signal.SIGTERM,),
             sign_key=Path(spec.sign_key) if spec.sign_key else None,
-            **{k: float(v) for k, v in spec.limits.items()},
+            no_network=spec.no_network,
+            move_time=limits["move_time"],
+            bank=limits["bank"],
+            startup_time=limits["startup_time"],
         )
     except KeyboardInterrupt:
         return None

@@ -21,6 +21,7 @@ class GameSpec:
     retries: int = 0
     record: str | None = None  # game record path, if records are kept
     sign_key: str | None = None  # key file that signs the record (romis replay --key)
+    no_network: bool = False  # every bot in a network namespace of its own, loopback only
 
 
 @dataclass
