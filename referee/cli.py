@@ -122,6 +122,16 @@ def play(
     bank: Annotated[float, typer.Option(help="per-match time bank for overruns, seconds (0: none)")] = 30.0,
     startup_time: Annotated[float, typer.Option(help="seconds for a bot to answer hello (more than 0)")] = 10.0,
     retries: Annotated[int, typer.Option(help="illegal plays a bot may retry per decision (0: forfeit at once)")] = 0,
+    clock: Annotated[
+        str,
+        typer.Option(
+            help="judge move time and bank by `wall` time or by the `cpu` time of the bot's process tree "
+            "(then a wall cap of 10x move time + bank + 5 s still applies)"
+        ),
+    ] = "wall",
+    pause_idle: Annotated[
+        bool, typer.Option("--pause-idle", help="stop (SIGSTOP) each bot while it is not its decision")
+    ] = False,
     option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
     strict: Annotated[bool, typer.Option(help="exit 1 if any seat faulted (for scripts and CI)")] = False,
     progress: Annotated[
@@ -136,7 +146,17 @@ def play(
     live = (not as_json and sys.stderr.isatty()) if progress is None else progress
     try:
         match = new_match(
-            variant, bot, seed, parse_options(option or []), record, move_time, bank, startup_time, retries
+            variant,
+            bot,
+            seed,
+            parse_options(option or []),
+            record,
+            move_time,
+            bank,
+            startup_time,
+            retries,
+            clock,
+            pause_idle,
         )
         match.on_deal = _deal_printer() if live else None
         out = run_match(match, stop_on=(signal.SIGTERM,))

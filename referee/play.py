@@ -16,7 +16,7 @@ from referee.match import Match
 from referee.records import RecordWriter
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
-from referee.runner import Limits
+from referee.runner import CLOCKS, Limits
 
 
 class Interrupted(KeyboardInterrupt):
@@ -95,6 +95,14 @@ def check_limits(limits: Mapping[str, float], spell: Callable[[str], str] = flag
             raise ConfigError(f"{spell(key)} must be a number of seconds {floor}, got {shown}")
 
 
+def check_clock(clock: Any, pause_idle: Any, spell: Callable[[str], str] = flag_name) -> None:
+    """ConfigError unless `clock` is one of CLOCKS and `pause_idle` a boolean, each named as `spell` writes it."""
+    if clock not in CLOCKS:
+        raise ConfigError(f"{spell('clock')} must be {' or '.join(CLOCKS)}, got {clock!r}")
+    if not isinstance(pause_idle, bool):
+        raise ConfigError(f"{spell('pause_idle')} must be true or false, got {pause_idle!r}")
+
+
 def play_match(
     variant: str,
     commands: list[str],
@@ -106,10 +114,14 @@ def play_match(
     startup_time: float = 10.0,
     retries: int = 0,
     stop_on: tuple[int, ...] = (),
+    clock: str = "wall",
+    pause_idle: bool = False,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
-    match = new_match(variant, commands, seed, options, record, move_time, bank, startup_time, retries)
+    match = new_match(
+        variant, commands, seed, options, record, move_time, bank, startup_time, retries, clock, pause_idle
+    )
     return run_match(match, stop_on)
 
 
@@ -123,6 +135,8 @@ def new_match(
     bank: float = 30.0,
     startup_time: float = 10.0,
     retries: int = 0,
+    clock: str = "wall",
+    pause_idle: bool = False,
 ) -> Match:
     """A match ready to run, its record file open; ConfigError for bad input (and then no file is written)."""
     cls = find_variant(variant)
@@ -130,8 +144,9 @@ def new_match(
     check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
     if retries < 0:
         raise ConfigError(f"--retries must be 0 or more, got {retries}")
+    check_clock(clock, pause_idle)
     game = cls(len(commands), options, seed)
-    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time)
+    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time, clock=clock, pause_idle=pause_idle)
     match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
     if record:
         header = {
@@ -142,7 +157,14 @@ def new_match(
             "options": game.opts,
             "seed": seed,
             "seats": [{"bot": c} for c in commands],
-            "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
+            "limits": {
+                "move_time": move_time,
+                "bank": bank,
+                "startup_time": startup_time,
+                "retries": retries,
+                "clock": clock,
+                "pause_idle": pause_idle,
+            },
         }
         try:
             match.record = RecordWriter(record, header)

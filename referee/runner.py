@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -26,12 +27,17 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
+from referee.clocks import session_ticks
 from referee.spawn import missing_interpreter, rlimits, spawn_args
 
 _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _EXIT_GRACE = 1.0  # after stdout EOF, how long to wait for the exit status and the last stderr
 _REAP_GRACE = 5.0  # a SIGKILLed process in uninterruptible sleep may take a while to die
+# A full scan of /proc costs ~0.5 ms on an idle machine (more on a busy one): between scans only the members
+# already known are read, and a new member's CPU is still counted in full once a scan finds it.
+_RESCAN = 0.25
+CLOCKS = ("wall", "cpu")
 
 
 @dataclass
@@ -51,6 +57,13 @@ class Limits:
     file_size_mb: int = 64  # RLIMIT_FSIZE (pipes are not files: stdout/stderr are unaffected)
     stderr_cap: int = 64 * 1024  # bytes of stderr kept (the tail); the rest is dropped and counted
     max_line: int = MAX_LINE_BYTES
+    clock: str = "wall"  # or "cpu": move time and bank are judged by the CPU time of the bot's process tree
+    pause_idle: bool = False  # SIGSTOP the bot's process group while it is not its decision
+
+    def wall_cap(self, bank: float) -> float:
+        """Under the CPU clock, the wall time a request may take at most (bank: as it stands), so that a bot
+        that sleeps still times out: 10x the move time plus the bank plus 5 s, never less than the CPU budget."""
+        return 10 * self.move_time + bank + 5.0
 
 
 class BotFault(Exception):
@@ -104,6 +117,10 @@ class BotProcess:
         self._stderr_done = trio.Event()
         self._status: int | None = None
         self._cpu_ticks = 0
+        self._seen_ticks = self._lost_ticks = 0
+        self._members: list[int] = [self.pid]
+        self._rescan_at = 0.0
+        self.paused = False
         self._closing = False
         self._closed = trio.Event()
 
@@ -168,21 +185,43 @@ class BotProcess:
         return bytes(self._stderr)
 
     def cpu_time(self) -> float:
-        """CPU seconds (user+sys) of the bot process and the children it has reaped; approximate.
+        """CPU seconds (user+sys) of the bot's process tree: every live process of its session, plus the children
+        they have reaped.
 
-        Reads one /proc file, so it is cheap enough to call around every decision. Children still
-        running (or reaped by nobody) are not counted. Never decreases; frozen once the bot is closed.
+        Precise to a clock tick (10 ms) per process. Between full scans of /proc (every 0.25 s) only the known
+        members are read; a new member's CPU is counted in full once found. A member reaped by a process outside
+        the session (an orphan adopted by init) keeps its last reading, so at most one poll of its CPU is missed;
+        a member that calls setsid() itself is not counted. Never decreases; frozen once the bot is closed.
         """
         if not self._closing:
-            with suppress(OSError, ValueError):
-                fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
-                try:
-                    stat = os.read(fd, 1024)
-                finally:
-                    os.close(fd)
-                fields = stat[stat.rindex(b")") + 2 :].split()
-                self._cpu_ticks = max(self._cpu_ticks, sum(map(int, fields[11:15])))  # utime stime cutime cstime
+            now = time.monotonic()
+            if now >= self._rescan_at:
+                self._rescan_at = now + _RESCAN
+                self._members = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+            ticks = session_ticks(self._members, self.pgid)
+            self._members = list(ticks)
+            total = sum(ticks.values())
+            if total < self._seen_ticks:  # a member's CPU left the session with it: keep what was counted
+                self._lost_ticks += self._seen_ticks - total
+            self._seen_ticks = total
+            self._cpu_ticks = max(self._cpu_ticks, total + self._lost_ticks)
         return self._cpu_ticks / _CLK_TCK
+
+    def pause(self) -> None:
+        """SIGSTOP the bot's process group (--pause-idle: it may not think on another seat's time)."""
+        if not self.paused and not self._closing:
+            self._signal_group(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """SIGCONT the bot's process group if it was paused; call it before the bot's clock starts."""
+        if self.paused:
+            self._signal_group(signal.SIGCONT)
+            self.paused = False
+
+    def _signal_group(self, signum: int) -> None:
+        with suppress(ProcessLookupError, PermissionError):  # the unreaped leader keeps the pgid ours
+            os.killpg(self.pgid, signum)
 
     async def send(self, data: bytes) -> None:
         """Write `data` to the bot's stdin; BotFault("broken_pipe") if the bot is gone.
