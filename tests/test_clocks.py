@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from procs import marked
 
+from referee import runner
 from referee.play import new_match, play_match, run_match
 from referee.rules.errors import ConfigError
 from tournaments.config import load
@@ -29,8 +30,14 @@ def play(bots: list[str], **kw):
 
 def test_a_bot_that_burns_cpu_times_out_under_the_cpu_clock():
     fault, detail, out = play([BAD + "burn", RANDOM], move_time=0.3, clock="cpu")
-    assert fault == "timeout" and "CPU" in detail
+    assert fault == "timeout" and detail.startswith("used more than 0.30 s of CPU"), detail
     assert out.result["seats"][1].fault is None
+
+
+def test_the_cpu_clock_counts_the_children_of_a_bot():
+    # A bot behind a wrapper: the shell waits while its child (the real bot) burns the CPU.
+    fault, detail, _ = play([f"sh -c '{BAD}burn; true'", RANDOM], move_time=0.3, clock="cpu")
+    assert fault == "timeout" and detail.startswith("used more than 0.30 s of CPU"), detail
 
 
 def test_a_sleeping_bot_uses_no_cpu_and_does_not_time_out_under_the_cpu_clock():
@@ -85,12 +92,22 @@ def test_pause_idle_stops_a_bot_that_ponders_on_the_other_seats_time(tmp_path):
     assert paused_header["limits"]["clock"] == "wall"
 
 
-def test_paused_bots_are_continued_so_that_they_end_by_themselves(tmp_path):
+def test_paused_bots_are_continued_before_they_are_killed(tmp_path, monkeypatch):
+    # A stopped process handles no signal but SIGKILL: a graceful shutdown or SIGTERM would never reach it.
+    states: list[str] = []
+    kill = runner._kill_sessions
+
+    def look_then_kill(bots):
+        states.extend(Path(f"/proc/{bot.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] for bot in bots)
+        kill(bots)
+
+    monkeypatch.setattr(runner, "_kill_sessions", look_then_kill)
     record = tmp_path / "r.jsonl"
     out = play_match("classic", [RANDOM, RANDOM], 3, dict(SHORT), record, clock="cpu", pause_idle=True)
     assert [s.fault for s in out.result["seats"]] == [None, None]
     header = json.loads(record.read_text().splitlines()[0])
     assert header["limits"]["clock"] == "cpu" and header["limits"]["pause_idle"] is True
+    assert states and "T" not in states, states
     assert not marked()
 
 
