@@ -7,7 +7,7 @@ that sleeps.
 
 import os
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -34,15 +34,16 @@ def session_ticks(pids: list[int], sid: int) -> dict[int, int]:
 
 
 async def watch_cpu(
-    bot: "BotProcess", seconds: float, target: trio.CancelScope, *, task_status: Any = trio.TASK_STATUS_IGNORED
+    bot: "BotProcess", start: float, seconds: float, target: trio.CancelScope, stop: trio.CancelScope
 ) -> None:
-    """Cancel `target` once `bot` has used `seconds` of CPU from now; `nursery.start` returns the watcher's own
-    scope, to cancel when the decision is in. Polls every 15 ms, less often while the deadline is far."""
-    until = bot.cpu_time() + seconds
+    """Cancel `target` once `bot` has used `seconds` of CPU since its `cpu_time()` read `start`; cancel `stop`
+    to end the watch. Polls every 15 ms, less often while the deadline is far, so a decision shorter than a
+    poll costs no /proc read here."""
     cores = os.cpu_count() or 1
-    with trio.CancelScope() as mine:
-        task_status.started(mine)
-        while (left := until - bot.cpu_time()) > 0:
+    with stop:
+        left = seconds
+        while left > 0:
             # A bot cannot use more than one CPU second per core per second, so sleeping left/cores is safe.
             await trio.sleep(min(max(left / cores, _CPU_POLL), 0.25))
+            left = start + seconds - bot.cpu_time()
         target.cancel()

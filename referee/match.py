@@ -226,9 +226,10 @@ class Match:
         line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         proc, budget = seat.proc, self.limits.move_time + seat.bank
         proc.resume()  # --pause-idle: the clock starts only once the bot runs again
-        cpu, start = proc.cpu_time(), trio.current_time()
+        cpu_clock = self.limits.clock == "cpu"
+        cpu, start = proc.cpu_time() if cpu_clock else 0.0, trio.current_time()
         try:
-            reply, why = await self._exchange(i, proc, rid, line, budget)
+            reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
             return None
@@ -238,7 +239,7 @@ class Match:
             self._fault(i, "timeout", why)
             return None
         wall, used = trio.current_time() - start, proc.cpu_time()
-        charged = used - cpu if self.limits.clock == "cpu" else wall
+        charged = used - cpu if cpu_clock else wall
         seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
         seat.walls.append(wall)
         seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reply
@@ -246,22 +247,23 @@ class Match:
         return reply
 
     async def _exchange(
-        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float
+        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float, cpu: float
     ) -> tuple[m.Play | None, str]:
         """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
-        (None, why it timed out). Under the CPU clock a wall cap still applies, and the CPU is watched."""
+        (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
+        watched and a wall cap applies."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
-        reply = None
+        reply, watcher = None, trio.CancelScope()
         # one scope for the write and the read: a bot that stops reading times out too
         with trio.move_on_after(wall) as scope:
-            watcher = await self._nursery.start(watch_cpu, proc, budget, scope) if self._nursery and cpu_clock else None
+            if self._nursery and cpu_clock:
+                self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
             try:
                 await proc.send(line)
                 reply = await self._await_play(i, proc, rid)
             finally:
-                if watcher is not None:
-                    watcher.cancel()
+                watcher.cancel()
         if not scope.cancelled_caught:
             return reply, ""
         if cpu_clock and trio.current_time() < scope.deadline:
