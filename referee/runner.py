@@ -34,8 +34,8 @@ _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _EXIT_GRACE = 1.0  # after stdout EOF, how long to wait for the exit status and the last stderr
 _REAP_GRACE = 5.0  # a SIGKILLed process in uninterruptible sleep may take a while to die
-# A full scan of /proc costs ~0.5 ms on an idle machine (more on a busy one): between scans only the members
-# already known are read, and a new member's CPU is still counted in full once a scan finds it.
+# Reading every /proc/PID/stat costs ~0.5 ms on an idle machine (far more on a busy one): a listing of /proc
+# every _RESCAN seconds finds new processes, and only those are read to see whether they are members.
 _RESCAN = 0.25
 CLOCKS = ("wall", "cpu")
 
@@ -119,6 +119,7 @@ class BotProcess:
         self._cpu_ticks = 0
         self._seen_ticks = self._lost_ticks = 0
         self._members: list[int] = [self.pid]
+        self._listed: set[int] = set()  # the pids in /proc at the last scan
         self._rescan_at = 0.0
         self.paused = False
         self._closing = False
@@ -188,16 +189,20 @@ class BotProcess:
         """CPU seconds (user+sys) of the bot's process tree: every live process of its session, plus the children
         they have reaped.
 
-        Precise to a clock tick (10 ms) per process. Between full scans of /proc (every 0.25 s) only the known
-        members are read; a new member's CPU is counted in full once found. A member reaped by a process outside
+        Precise to a clock tick (10 ms) per process. Only the known members are read; every 0.25 s a listing of
+        /proc finds the processes started since, and a new member's CPU is counted in full once found (one that
+        reuses a pid seen in the previous listing is missed). A member reaped by a process outside
         the session (an orphan adopted by init) keeps its last reading, so at most one poll of its CPU is missed;
         a member that calls setsid() itself is not counted. Never decreases; frozen once the bot is closed.
         """
         if not self._closing:
             now = time.monotonic()
             if now >= self._rescan_at:
+                # Only processes that appeared since the last scan can be new members: read just those.
                 self._rescan_at = now + _RESCAN
-                self._members = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+                listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
+                self._members += listed - self._listed
+                self._listed = listed
             ticks = session_ticks(self._members, self.pgid)
             self._members = list(ticks)
             total = sum(ticks.values())

@@ -63,10 +63,10 @@ def spinner_cpu() -> float | None:
 
 
 def background_match(tmp_path: Path, pause_idle: bool) -> tuple[float | None, list[dict], dict]:
-    """A match of the background spinner against a bot that thinks 0.4 s on each of its first 5 decisions:
+    """A match of the background spinner against a bot that thinks 0.5 s on each of its first 6 decisions:
     (the spinner's CPU at the end of the deal, the record's lines, the header)."""
     record = tmp_path / f"pause-{pause_idle}.jsonl"
-    bots = [BAD + "background", BAD + "sleepy 0.4 5"]
+    bots = [BAD + "background", BAD + "sleepy 0.5 6"]
     match = new_match("classic", bots, 7, dict(SHORT), record, pause_idle=pause_idle)
     seen: list[float | None] = []
     match.on_deal = lambda deal: seen.append(spinner_cpu())  # the bots are still alive when the deal ends
@@ -85,8 +85,10 @@ def test_pause_idle_stops_a_bot_that_ponders_on_the_other_seats_time(tmp_path):
     paused, paused_lines, paused_header = background_match(tmp_path, True)
     free, free_lines, free_header = background_match(tmp_path, False)
     assert paused is not None and free is not None
-    assert free > 0.6  # 2 s of the other seat's thinking: without --pause-idle the spinner spins through it
-    assert paused < 0.25, paused  # with it, only while its own bot decides (and before it was ready)
+    # 3 s of the other seat's thinking: without --pause-idle the spinner spins through it (as far as a loaded
+    # machine lets it); with it, the spinner runs only while its own bot decides (and before it was ready).
+    assert paused < 0.25, paused
+    assert free > max(0.4, 4 * paused), (free, paused)
     assert moves(paused_lines) == moves(free_lines)
     assert paused_header["limits"]["pause_idle"] is True and free_header["limits"]["pause_idle"] is False
     assert paused_header["limits"]["clock"] == "wall"
