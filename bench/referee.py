@@ -6,6 +6,9 @@ Referee CPU per decision: Classic matches, 3 seats (python random, python greedy
 options {"max_deals": 2}; time.process_time() of this process (bots are children, not counted)
 divided by the decisions the bots answered. "whole match" includes spawning, handshake and shutdown;
 "match loop" is Match._play only. Target: referee CPU per decision <= 2x the raw round trip (wall).
+The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
+`--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
+thinks), and `--clock cpu --pause-idle` (two more signals per decision); the target applies to the plain row.
 `--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed).
 """
 
@@ -16,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 # Running bench/referee.py puts bench/ first on sys.path, where that file would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -41,13 +45,20 @@ ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
 TARGET = 2.0
+# label -> extra runner.Limits fields (the `romis play` flags). A sandbox row goes here too, e.g.
+# ("sandbox", {"sandbox": True}), once Limits has the field.
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("plain", {}),
+    ("--clock cpu", {"clock": "cpu"}),
+    ("--clock cpu --pause-idle", {"clock": "cpu", "pause_idle": True}),
+]
 
 
 def sample_requests(seed: int = 1) -> list[bytes]:
     """Every request line the referee would send in one in-process Classic match of sample brains."""
     g = find_variant(VARIANT)(len(COMMANDS), OPTIONS, seed)
     brains = [Brain(VARIANT, g.n, g.opts, greedy=i == 1, seed=i) for i in range(g.n)]
-    cursors, lines = [0] * g.n, []
+    cursors, lines = [0] * g.n, list[bytes]()
     while not g.is_over():
         s = g.to_act()[0]
         decision, view = g.decision(s), g.view(s)
@@ -87,11 +98,13 @@ class TimedMatch(Match):
             self.loop_cpu = time.process_time() - start
 
 
-def run_matches() -> tuple[int, float, float, float, float]:
-    """(decisions, whole-match CPU s, loop CPU s, wall s, sum of per-decision walls s) over SEEDS."""
+def run_matches(flags: dict[str, Any] | None = None) -> tuple[int, float, float, float, float]:
+    """(decisions, whole-match CPU s, loop CPU s, wall s, sum of per-decision walls s) over SEEDS, with the
+    extra Limits fields `flags` (e.g. {"clock": "cpu"})."""
     decisions, whole, loop, wall, waited = 0, 0.0, 0.0, 0.0, 0.0
     for seed in SEEDS:
-        match = TimedMatch(find_variant(VARIANT)(len(COMMANDS), OPTIONS, seed), COMMANDS, Limits())
+        game = find_variant(VARIANT)(len(COMMANDS), OPTIONS, seed)
+        match = TimedMatch(game, COMMANDS, Limits(**(flags or {})))
         cpu, start = time.process_time(), time.perf_counter()
         result = trio.run(match.run)
         whole += time.process_time() - cpu
@@ -119,6 +132,26 @@ def profile_matches() -> None:
         print(text[text.index("   ncalls") :].rstrip())
 
 
+def report_matches(label: str, flags: dict[str, Any], rtt_wall: float, rtt_cpu: float) -> bool:
+    """Run the matches with `flags` and print their referee CPU per decision; True if within TARGET."""
+    decisions, whole, loop, wall, waited = run_matches(flags)
+    print(
+        f"  [{label}] {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs "
+        f"per decision (the time charged to the bots' clocks)"
+    )
+    met = True
+    for name, cpu in (("whole match", whole), ("match loop", loop)):
+        per = cpu / decisions
+        ratio = per / rtt_wall
+        met = met and ratio <= TARGET
+        print(
+            f"    referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
+            f"({per / rtt_cpu:5.2f}x its referee CPU); "
+            f"target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}"
+        )
+    return met
+
+
 def main() -> None:
     lines = sample_requests()
     line = sorted(lines, key=len)[len(lines) // 2]
@@ -132,25 +165,15 @@ def main() -> None:
         f"{rtt_wall * 1e6:7.1f} µs wall, {rtt_cpu * 1e6:7.1f} µs referee CPU per round trip"
     )
 
-    decisions, whole, loop, wall, waited = run_matches()
     print(
         f"{VARIANT} matches, seeds {', '.join(map(str, SEEDS))}, options {OPTIONS}, bots: "
         f"{', '.join(c.replace(sys.executable, 'python').replace(str(ROOT) + '/', '') for c in COMMANDS)}"
     )
-    print(
-        f"  {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs per decision "
-        f"(the time charged to the bots' clocks)"
-    )
     verdicts = []
-    for name, cpu in (("whole match", whole), ("match loop", loop)):
-        per = cpu / decisions
-        ratio = per / rtt_wall
-        verdicts.append(ratio <= TARGET)
-        print(
-            f"  referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
-            f"({per / rtt_cpu:5.2f}x its referee CPU); "
-            f"target <= {TARGET:.0f}x: {'met' if ratio <= TARGET else 'MISSED'}"
-        )
+    for label, flags in CONFIGS:
+        met = report_matches(label, flags, rtt_wall, rtt_cpu)
+        if not flags:
+            verdicts.append(met)
     if "--profile" in sys.argv or not all(verdicts):
         profile_matches()
 

@@ -123,6 +123,16 @@ def play(
     bank: Annotated[float, typer.Option(help="per-match time bank for overruns, seconds (0: none)")] = 30.0,
     startup_time: Annotated[float, typer.Option(help="seconds for a bot to answer hello (more than 0)")] = 10.0,
     retries: Annotated[int, typer.Option(help="illegal plays a bot may retry per decision (0: forfeit at once)")] = 0,
+    clock: Annotated[
+        str,
+        typer.Option(
+            help="judge move time and bank by `wall` time or by the `cpu` time of the bot's process tree "
+            "(then a wall cap of 10x move time + bank + 5 s still applies)"
+        ),
+    ] = "wall",
+    pause_idle: Annotated[
+        bool, typer.Option("--pause-idle", help="stop (SIGSTOP) each bot while it is not its decision")
+    ] = False,
     option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
     strict: Annotated[bool, typer.Option(help="exit 1 if any seat faulted (for scripts and CI)")] = False,
     progress: Annotated[
@@ -167,6 +177,8 @@ def play(
             sandbox=sandbox,
             no_network=no_network,
             sign_key=sign_key,
+            clock=clock,
+            pause_idle=pause_idle,
         )
         match.on_deal = _deal_printer() if live else None
         with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (tournaments/reaper.py)

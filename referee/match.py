@@ -18,6 +18,7 @@ import msgspec
 import trio
 
 from protocol import messages as m
+from referee.clocks import watch_cpu
 from referee.records import DETAIL_LENGTH, RecordWriter, final_ranks
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
@@ -86,6 +87,7 @@ class Match:
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
         self._result_line: dict[str, Any] | None = None  # set once the match is decided
+        self._nursery: trio.Nursery | None = None  # the bots' nursery, where CPU deadlines are watched
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns.
@@ -94,9 +96,13 @@ class Match:
         reason = "error"
         try:
             async with bot_group() as group:
-                await self._start_all(group)
-                await self._play()
-                await self._finish()
+                self._nursery = group.nursery
+                try:
+                    await self._start_all(group)
+                    await self._play()
+                    await self._finish()
+                finally:  # a stopped process ignores every signal but SIGKILL: continue it before it is ended
+                    self._resume_all()
         except BaseException as e:
             reason = _stop_reason(e)
             raise
@@ -151,6 +157,8 @@ class Match:
             if ready.protocol != m.PROTOCOL_VERSION:
                 raise BotFault("startup", f"bot speaks protocol {ready.protocol}, the referee {m.PROTOCOL_VERSION}")
             seat.name = printable(ready.name, NAME_LENGTH)
+            if self.limits.pause_idle:
+                seat.proc.pause()
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
         if self.record:
@@ -210,27 +218,51 @@ class Match:
         if seat.fault is not None or seat.proc is None:
             return None
         line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
-        budget = self.limits.move_time + seat.bank
-        start = trio.current_time()
-        reply = None
+        proc, budget = seat.proc, self.limits.move_time + seat.bank
+        proc.resume()  # --pause-idle: the clock starts only once the bot runs again
+        cpu_clock = self.limits.clock == "cpu"
+        cpu, start = proc.cpu_time() if cpu_clock else 0.0, trio.current_time()
         try:
-            # one scope for the write and the read: a bot that stops reading times out too
-            with trio.move_on_after(budget) as scope:
-                await seat.proc.send(line)
-                reply = await self._await_play(i, seat.proc, rid)
+            reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
             return None
-        elapsed = trio.current_time() - start
-        if scope.cancelled_caught:
-            self._fault(i, "timeout", f"no reply within {budget:.2f} s")
+        if self.limits.pause_idle:
+            proc.pause()
+        if why:
+            self._fault(i, "timeout", why)
             return None
-        seat.bank = max(0.0, seat.bank - max(0.0, elapsed - self.limits.move_time))
-        seat.walls.append(elapsed)
-        cpu = seat.proc.cpu_time()  # one /proc read per decision: the bot's CPU since its previous reply
-        seat.cpus.append(cpu - seat.cpu_mark)
-        seat.cpu_mark = cpu
+        wall, used = trio.current_time() - start, proc.cpu_time()
+        charged = used - cpu if cpu_clock else wall
+        seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
+        seat.walls.append(wall)
+        seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reply
+        seat.cpu_mark = used
         return reply
+
+    async def _exchange(
+        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float, cpu: float
+    ) -> tuple[m.Play | None, str]:
+        """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
+        (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
+        watched and a wall cap applies."""
+        cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
+        wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
+        reply, watcher = None, trio.CancelScope()
+        # one scope for the write and the read: a bot that stops reading times out too
+        with trio.move_on_after(wall) as scope:
+            if self._nursery and cpu_clock:
+                self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
+            try:
+                await proc.send(line)
+                reply = await self._await_play(i, proc, rid)
+            finally:
+                watcher.cancel()
+        if not scope.cancelled_caught:
+            return reply, ""
+        if cpu_clock and trio.current_time() < scope.deadline:
+            return None, f"used more than {budget:.2f} s of CPU without replying"
+        return None, f"no reply within {wall:.2f} s" + (" (the wall-time cap of the CPU clock)" if cpu_clock else "")
 
     async def _await_play(self, i: int, proc: BotProcess, rid: int) -> m.Play:
         """Read lines until the play for request `rid`; stale replies and stray readies are ignored, but recorded."""
@@ -269,6 +301,7 @@ class Match:
         self._deals_sent = len(self.game.deal_results)
 
     async def _finish(self) -> None:
+        self._resume_all()  # they may read match_over and shut down by themselves
         out = self.outcome()
         faults = [s.fault for s in self.seats]
         self._result_line = {"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults}
@@ -280,10 +313,17 @@ class Match:
         """A forfeited bot is stopped at once (it is told why first, if it still listens)."""
         seat = self.seats[i]
         if seat.fault is not None and seat.proc is not None and seat.proc.returncode is None:
+            seat.proc.resume()
             with trio.move_on_after(0.2), suppress(BotFault):  # a bot that closed its input is not told
                 await seat.proc.send(m.encode(m.Shutdown(f"forfeit: {seat.fault}")))
             with trio.CancelScope(shield=True):
                 await seat.proc.aclose()
+
+    def _resume_all(self) -> None:
+        """Continue every paused bot (--pause-idle)."""
+        for seat in self.seats:
+            if seat.proc is not None:
+                seat.proc.resume()
 
     def _fault(self, i: int, kind: str, detail: str) -> None:
         seat = self.seats[i]

@@ -16,7 +16,7 @@ from referee.match import Match
 from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
-from referee.runner import Limits
+from referee.runner import CLOCKS, Limits
 from referee.spawn import SANDBOX_VAR, check_no_network, sandbox_mode
 
 
@@ -96,6 +96,14 @@ def check_limits(limits: Mapping[str, float], spell: Callable[[str], str] = flag
             raise ConfigError(f"{spell(key)} must be a number of seconds {floor}, got {shown}")
 
 
+def check_clock(clock: Any, pause_idle: Any, spell: Callable[[str], str] = flag_name) -> None:
+    """ConfigError unless `clock` is one of CLOCKS and `pause_idle` a boolean, each named as `spell` writes it."""
+    if clock not in CLOCKS:
+        raise ConfigError(f"{spell('clock')} must be {' or '.join(CLOCKS)}, got {clock!r}")
+    if not isinstance(pause_idle, bool):
+        raise ConfigError(f"{spell('pause_idle')} must be true or false, got {pause_idle!r}")
+
+
 def play_match(
     variant: str,
     commands: list[str],
@@ -110,11 +118,26 @@ def play_match(
     sign_key: Path | None = None,
     sandbox: str | None = None,
     no_network: bool = False,
+    clock: str = "wall",
+    pause_idle: bool = False,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
     match = new_match(
-        variant, commands, seed, options, record, move_time, bank, startup_time, retries, sign_key, sandbox, no_network
+        variant,
+        commands,
+        seed,
+        options,
+        record,
+        move_time,
+        bank,
+        startup_time,
+        retries,
+        sign_key=sign_key,
+        sandbox=sandbox,
+        no_network=no_network,
+        clock=clock,
+        pause_idle=pause_idle,
     )
     return run_match(match, stop_on)
 
@@ -132,6 +155,8 @@ def new_match(
     sign_key: Path | None = None,
     sandbox: str | None = None,
     no_network: bool = False,
+    clock: str = "wall",
+    pause_idle: bool = False,
 ) -> Match:
     """A match ready to run, its record file open (signed with the bytes of `sign_key`, if given); ConfigError for
     bad input (and then no file is written).
@@ -143,11 +168,20 @@ def new_match(
     check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
     if retries < 0:
         raise ConfigError(f"--retries must be 0 or more, got {retries}")
+    check_clock(clock, pause_idle)
     game = cls(len(commands), options, seed)
     mode = sandbox_mode(sandbox, "--sandbox" if sandbox is not None else SANDBOX_VAR)
     if no_network:
         check_no_network()
-    limits = Limits(move_time=move_time, bank=bank, startup_time=startup_time, sandbox=mode, no_network=no_network)
+    limits = Limits(
+        move_time=move_time,
+        bank=bank,
+        startup_time=startup_time,
+        sandbox=mode,
+        no_network=no_network,
+        clock=clock,
+        pause_idle=pause_idle,
+    )
     match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
     if sign_key is not None and not record:
         raise ConfigError("--sign-key signs the game record: give --record FILE too")
@@ -161,7 +195,14 @@ def new_match(
             "options": game.opts,
             "seed": seed,
             "seats": [{"bot": c} for c in commands],
-            "limits": {"move_time": move_time, "bank": bank, "startup_time": startup_time, "retries": retries},
+            "limits": {
+                "move_time": move_time,
+                "bank": bank,
+                "startup_time": startup_time,
+                "retries": retries,
+                "clock": clock,
+                "pause_idle": pause_idle,
+            },
             "sandbox": {"mode": mode, "no_network": no_network},
         }
         try:

@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
+from referee.clocks import session_ticks
 from referee.spawn import (
     kill_adopted,
     missing_interpreter,
@@ -36,13 +38,16 @@ from referee.spawn import (
     sandbox_mode,
     sandboxed,
     spawn_args,
-    tree_cpu_ticks,
 )
 
 _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _EXIT_GRACE = 1.0  # after stdout EOF, how long to wait for the exit status and the last stderr
 _REAP_GRACE = 5.0  # a SIGKILLed process in uninterruptible sleep may take a while to die
+# Reading every /proc/PID/stat costs ~0.5 ms on an idle machine (far more on a busy one): a listing of /proc
+# every _RESCAN seconds finds new processes, and only those are read to see whether they are members.
+_RESCAN = 0.25
+CLOCKS = ("wall", "cpu")
 
 
 @dataclass
@@ -64,6 +69,13 @@ class Limits:
     max_line: int = MAX_LINE_BYTES
     sandbox: str | None = None  # referee.spawn.PIDNS or SUBREAPER; None: what sandbox_mode() finds
     no_network: bool = False  # a network namespace of its own, with loopback only
+    clock: str = "wall"  # or "cpu": move time and bank are judged by the CPU time of the bot's process tree
+    pause_idle: bool = False  # SIGSTOP the bot's process group while it is not its decision
+
+    def wall_cap(self, bank: float) -> float:
+        """Under the CPU clock, the wall time a request may take at most (bank: as it stands), so that a bot
+        that sleeps still times out: 10x the move time plus the bank plus 5 s, never less than the CPU budget."""
+        return 10 * self.move_time + bank + 5.0
 
 
 class BotFault(Exception):
@@ -117,6 +129,11 @@ class BotProcess:
         self._stderr_done = trio.Event()
         self._status: int | None = None
         self._cpu_ticks = 0
+        self._seen_ticks = self._lost_ticks = 0
+        self._members: list[int] = [self.pid]
+        self._listed: set[int] = set()  # the pids in /proc at the last scan
+        self._rescan_at = 0.0
+        self.paused = False
         self._closing = False
         self._closed = trio.Event()
 
@@ -183,15 +200,47 @@ class BotProcess:
         return bytes(self._stderr)
 
     def cpu_time(self) -> float:
-        """CPU seconds (user+sys) of the bot's process tree: the processes alive and those they reaped.
+        """CPU seconds (user+sys) of the bot's process tree: every live process of its session, plus the children
+        they have reaped.
 
-        In a PID namespace the bot is a child of unshare, so the live descendants must be followed;
-        a few /proc reads, cheap enough around every decision. Orphans adopted elsewhere are not
-        counted. Never decreases; frozen once the bot is closed.
+        Precise to a clock tick (10 ms) per process. Only the known members are read; every 0.25 s a listing of
+        /proc finds the processes started since, and a new member's CPU is counted in full once found (one that
+        reuses a pid seen in the previous listing is missed). A member reaped by a process outside
+        the session (an orphan adopted by init) keeps its last reading, so at most one poll of its CPU is missed;
+        a member that calls setsid() itself is not counted. Never decreases; frozen once the bot is closed.
         """
         if not self._closing:
-            self._cpu_ticks = max(self._cpu_ticks, tree_cpu_ticks(self.pid))
+            now = time.monotonic()
+            if now >= self._rescan_at:
+                # Only processes that appeared since the last scan can be new members: read just those.
+                self._rescan_at = now + _RESCAN
+                listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
+                self._members += listed - self._listed
+                self._listed = listed
+            ticks = session_ticks(self._members, self.pgid)
+            self._members = list(ticks)
+            total = sum(ticks.values())
+            if total < self._seen_ticks:  # a member's CPU left the session with it: keep what was counted
+                self._lost_ticks += self._seen_ticks - total
+            self._seen_ticks = total
+            self._cpu_ticks = max(self._cpu_ticks, total + self._lost_ticks)
         return self._cpu_ticks / _CLK_TCK
+
+    def pause(self) -> None:
+        """SIGSTOP the bot's process group (--pause-idle: it may not think on another seat's time)."""
+        if not self.paused and not self._closing:
+            self._signal_group(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """SIGCONT the bot's process group if it was paused; call it before the bot's clock starts."""
+        if self.paused:
+            self._signal_group(signal.SIGCONT)
+            self.paused = False
+
+    def _signal_group(self, signum: int) -> None:
+        with suppress(ProcessLookupError, PermissionError):  # the unreaped leader keeps the pgid ours
+            os.killpg(self.pgid, signum)
 
     async def send(self, data: bytes) -> None:
         """Write `data` to the bot's stdin; BotFault("broken_pipe") if the bot is gone.

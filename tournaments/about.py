@@ -98,7 +98,10 @@ def _games_words(a: About) -> str:
 
 
 def _limits_words(c: dict[str, Any]) -> str:
-    limits = ", ".join(f"{k} {v:g} s" for k, v in c.get("limits", {}).items())
+    limits = ", ".join(
+        f"{k} {v:g} s" if isinstance(v, float | int) and not isinstance(v, bool) else f"{k} {v}"
+        for k, v in c.get("limits", {}).items()
+    )
     return f"{limits}; illegal plays retried per decision: {c.get('retries', 0)}"
 
 

@@ -12,6 +12,9 @@ from referee.rules.variants import find_variant
 from tournaments import schedule
 
 LIMIT_DEFAULTS = {"move_time": 2.0, "bank": 30.0, "startup_time": 10.0}
+# Clock settings may sit under [limits] or at the top level; kept in `limits` only when not the default, so
+# the fingerprint of a tournament that never names them is what it was before they existed.
+CLOCK_DEFAULTS: dict[str, Any] = {"clock": "wall", "pause_idle": False}
 KNOWN = {
     "variant",
     "seats",
@@ -28,6 +31,7 @@ KNOWN = {
     "entrants",
     "sign_key",
     "no_network",
+    *CLOCK_DEFAULTS,
 }
 
 
@@ -46,7 +50,7 @@ class Config:
     schedule: str = "round-robin"  # or "gauntlet"
     candidate: str | None = None  # the gauntlet's candidate
     options: dict[str, Any] = field(default_factory=dict)
-    limits: dict[str, float] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))
+    limits: dict[str, Any] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))  # and the clock settings
     retries: int = 0
     sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
     no_network: bool = False  # every bot in a network namespace of its own, loopback only
@@ -94,8 +98,13 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
     for key, value in overrides.items():
         if value is not None:
             data[key] = value
-    limits = dict(LIMIT_DEFAULTS)
+    limits: dict[str, Any] = dict(LIMIT_DEFAULTS)
     limits.update(data.pop("limits", {}) or {})
+    for key in CLOCK_DEFAULTS:
+        if key in data:
+            limits[key] = data.pop(key)
+        if key in limits and limits[key] == CLOCK_DEFAULTS[key] and type(limits[key]) is type(CLOCK_DEFAULTS[key]):
+            del limits[key]
     try:
         cfg = Config(limits=limits, **data)
     except TypeError as e:
@@ -146,13 +155,17 @@ def _check(cfg: Config) -> Config:
         raise ConfigError("a gauntlet needs candidate = the name of one entrant")
     if cfg.deal_sets < 1 or cfg.concurrency < 1 or cfg.retries < 0:
         raise ConfigError("deal_sets and concurrency must be at least 1, retries at least 0")
-    unknown = sorted(set(cfg.limits) - set(LIMIT_DEFAULTS))
+    known = {**LIMIT_DEFAULTS, **CLOCK_DEFAULTS}
+    unknown = sorted(set(cfg.limits) - set(known))
     if unknown:
-        raise ConfigError(f"limits: unknown key {unknown[0]!r}{did_you_mean(unknown[0], LIMIT_DEFAULTS)}")
+        raise ConfigError(f"limits: unknown key {unknown[0]!r}{did_you_mean(unknown[0], known)}")
     from referee.match import split_command
-    from referee.play import check_limits
+    from referee.play import check_clock, check_limits
 
-    check_limits(cfg.limits, lambda key: f"limits.{key}")  # the same rules as `romis play`
+    times = {k: v for k, v in cfg.limits.items() if k in LIMIT_DEFAULTS}
+    check_limits(times, lambda key: f"limits.{key}")  # the same rules as `romis play`
+    clocks = {**CLOCK_DEFAULTS, **cfg.limits}
+    check_clock(clocks["clock"], clocks["pause_idle"], lambda key: f"limits.{key}")
     if not isinstance(cfg.no_network, bool):
         raise ConfigError(f"no_network must be true or false, got {cfg.no_network!r}")
     if cfg.no_network:

@@ -58,7 +58,7 @@ def game_specs(cfg: Config) -> list[GameSpec]:
 def play_game(spec: GameSpec) -> GameResult | None:
     """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
     None if the game was stopped (SIGTERM) before it finished."""
-    limits = {**LIMIT_DEFAULTS, **spec.limits}
+    limits = {**LIMIT_DEFAULTS, **spec.limits}  # the time limits, and the clock settings where they are set
     try:
         out = play_match(
             spec.variant,
@@ -70,9 +70,7 @@ def play_game(spec: GameSpec) -> GameResult | None:
             stop_on=(signal.SIGTERM,),
             sign_key=Path(spec.sign_key) if spec.sign_key else None,
             no_network=spec.no_network,
-            move_time=limits["move_time"],
-            bank=limits["bank"],
-            startup_time=limits["startup_time"],
+            **limits,
         )
     except KeyboardInterrupt:
         return None

@@ -17,7 +17,7 @@ class GameSpec:
     entrants: tuple[str, ...]  # entrant names in seat order
     commands: tuple[str, ...]  # bot commands in seat order
     options: dict[str, Any] = field(default_factory=dict)
-    limits: dict[str, float] = field(default_factory=dict)  # move_time, bank, startup_time
+    limits: dict[str, Any] = field(default_factory=dict)  # move_time, bank, startup_time; clock, pause_idle if set
     retries: int = 0
     record: str | None = None  # game record path, if records are kept
     sign_key: str | None = None  # key file that signs the record (romis replay --key)
