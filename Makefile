@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format test-diff bench clean node browser reference
+.PHONY: demo test lint format test-diff bench clean node browser reference fuzz
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -55,6 +55,13 @@ format: $(STAMP)
 test-diff: $(STAMP)
 	$(PY) -m pip install -q open-spiel rlcard
 	ROMIS_DIFF=1 $(PY) -m pytest tests/diff
+
+# the fuzzer: 100,000 cases per target (the decoder, atheris on the decoder, every registered variant's
+# validator) with the counts; FUZZ_CASES=N for another number, FUZZ_ARGS="--only gin --seed 3" to narrow it
+FUZZ_CASES ?= 100000
+fuzz: $(STAMP)
+	$(PY) -m pip install -q atheris || echo "romis: atheris could not be installed; its target will be skipped"
+	$(PY) tests/fuzz_main.py --cases $(FUZZ_CASES) $(FUZZ_ARGS)
 
 # the per-variant protocol reference, generated from the code (tests/test_reference.py fails when it is stale)
 reference: $(STAMP)

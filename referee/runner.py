@@ -373,8 +373,15 @@ def decode_reply(line: bytes) -> Ready | Play:
         return decode_from_bot(line)
     except (msgspec.DecodeError, RecursionError) as e:  # DecodeError covers ValidationError (a subclass)
         kind = "unknown_message" if _unknown_type(line) else "malformed"
-        why = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+        # msgspec quotes the offending name or value whole: a bot's 1 MB tag must not become a 1 MB detail
+        why = "nested too deeply" if isinstance(e, RecursionError) else _clip(str(e), 200)
         raise BotFault(kind, f"{why}: {line[:80]!r}") from None
+
+
+def _clip(text: str, most: int) -> str:
+    """`text` cut to about `most` characters in the middle, keeping the end where msgspec names the path."""
+    half = most // 2
+    return text if len(text) <= most else text[:half] + "…" + text[-half:]
 
 
 def _unknown_type(line: bytes) -> bool:

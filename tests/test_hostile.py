@@ -65,6 +65,12 @@ HOSTILE_LINES = {
     "no type": b'{"name":"x"}',
     "a type that is not a string": b'{"type":["play"]}',
     "a duplicate key of another type": b'{"type":"ready","protocol":1,"protocol":"one"}',
+    "a duplicate key inside an op": PLAY % b'[{"op":"draw","depth":1,"depth":"deep"}]',
+    # the decoder's message quotes the bad name or value: the detail must still stay short (found by the fuzzer)
+    "a 10,000-character unknown op": PLAY % b'[{"op":"%s"}]' % (b"y" * 10_000),
+    "a 10,000-character unknown field in an op": PLAY % b'[{"op":"draw","%s":1}]' % (b"z" * 10_000),
+    "a 10,000-character draw source": PLAY % b'[{"op":"draw","source":"%s"}]' % (b"s" * 10_000),
+    "a 10,000-op play with one bad op": PLAY % (b"[" + b'{"op":"pass"},' * 9_999 + b'{"op":"pass","x":1}]'),
 }
 
 
@@ -74,6 +80,18 @@ def test_a_hostile_line_is_a_malformed_fault(line):
         decode_reply(line)
     assert fault.value.kind == "malformed"
     assert len(fault.value.detail) < 500  # the detail quotes the start of the line, not all of it
+
+
+def test_a_long_unknown_type_is_an_unknown_message_with_a_short_detail():
+    with pytest.raises(BotFault) as fault:
+        decode_reply(b'{"type":"%s"}' % (b"x" * 10_000))
+    assert fault.value.kind == "unknown_message" and len(fault.value.detail) < 500
+
+
+def test_the_detail_of_a_long_bad_value_still_names_where_it_is():
+    with pytest.raises(BotFault) as fault:
+        decode_reply(PLAY % b'[{"op":"draw","source":"%s"}]' % (b"s" * 10_000))
+    assert "$.ops[0].source" in fault.value.detail
 
 
 def test_a_moderately_nested_unknown_field_is_still_ignored():
