@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,7 @@ class Totals:
     leftovers: list[str] = field(default_factory=list)
     replay_failures: list[str] = field(default_factory=list)
     by_variant: Counter = field(default_factory=Counter)
+    left_by: Counter = field(default_factory=Counter)  # the misbehaviour (or "other") whose process was left
 
     def add(self, r: Report) -> None:
         """Count one match."""
@@ -171,6 +173,7 @@ class Totals:
         if r.crash:
             self.crashes.append(f"{who}: {r.crash}")
         self.leftovers += [f"{who}: {cmd}" for cmd in r.leftovers]
+        self.left_by.update(_kind_of(cmd) for cmd in r.leftovers)
         if r.replay_error:
             self.replay_failures.append(f"{who}: {r.replay_error}")
 
@@ -183,6 +186,12 @@ def _describe(plan: Plan) -> str:
     """A match as a failure line names it: enough to play it again."""
     chaos = ", ".join(f"seat {s} {k} after {a}" for s, (k, a) in sorted(plan.injected.items()))
     return f"match {plan.index} ({plan.variant}, seed {plan.seed}, {len(plan.bots)} seats; {chaos})"
+
+
+def _kind_of(cmd: str) -> str:
+    """The chaos kind in a leftover's command line (a forked child keeps its parent's), or "other"."""
+    found = re.search(r"sample_bots\.bad\.chaos --kind (\w+)", cmd)
+    return found.group(1) if found else "other"
 
 
 def _counts(counter: Counter) -> str:
@@ -203,6 +212,8 @@ def summary(t: Totals, seconds: float) -> list[str]:
         ("records that fail replay", t.replay_failures),
     ):
         lines.append(f"{name}: {len(items)} (must be 0)")
+        if items and name == "leftover processes":
+            lines.append(f"  by the bot that left them: {_counts(t.left_by)}")
         lines += [f"  {item}" for item in items[:20]] + (
             [f"  ... and {len(items) - 20} more"] if len(items) > 20 else []
         )
