@@ -158,6 +158,7 @@ class Totals:
     replay_failures: list[str] = field(default_factory=list)
     by_variant: Counter = field(default_factory=Counter)
     left_by: Counter = field(default_factory=Counter)  # the misbehaviour (or "other") whose process was left
+    interrupted: bool = False  # by Ctrl-C: the figures cover the matches finished until then
 
     def add(self, r: Report) -> None:
         """Count one match."""
@@ -201,7 +202,8 @@ def _counts(counter: Counter) -> str:
 def summary(t: Totals, seconds: float) -> list[str]:
     """The closing figures, one per line; the must-be-0 ones followed by the matches they happened in."""
     lines = [
-        f"matches: {t.matches} over {len(t.by_variant)} variants ({_counts(t.by_variant)})",
+        f"matches: {t.matches}{' (interrupted)' if t.interrupted else ''}"
+        f" over {len(t.by_variant)} variants ({_counts(t.by_variant)})",
         f"injected misbehaviours: {sum(t.injected.values())} ({_counts(t.injected)})",
         f"faults by kind: {sum(t.faults.values())} ({_counts(t.faults)})",
         f"injected seats with another fault than expected: {sum(t.surprises.values())} ({_counts(t.surprises)})",
@@ -221,24 +223,34 @@ def summary(t: Totals, seconds: float) -> list[str]:
     return lines
 
 
+def progress(t: Totals, planned: int, seconds: float) -> str:
+    """One progress line."""
+    return (
+        f"[{t.matches}/{planned}] {seconds:.0f} s; faults {sum(t.faults.values())}, crashes {len(t.crashes)}, "
+        f"leftovers {len(t.leftovers)}, replay failures {len(t.replay_failures)}"
+    )
+
+
 def soak(args: argparse.Namespace, say: Callable[[str], None] = print) -> Totals:
     """Play the soak's matches, `args.jobs` at a time, printing progress with `say`; the figures."""
     totals, start = Totals(), time.monotonic()
     kinds = args.kinds or list(KINDS)
     plans = [plan_match(i, args.seed, kinds) for i in range(args.matches)]
     step = max(1, args.matches // 20)
-    with tempfile.TemporaryDirectory(prefix="romis-soak-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
+    with tempfile.TemporaryDirectory(prefix="romis-soak-") as tmp:
         records = Path(args.records or tmp)
         records.mkdir(parents=True, exist_ok=True)
-        for report in pool.map(lambda p: run_match(p, records, args), plans):
-            totals.add(report)
-            if totals.matches % step == 0 or totals.matches == args.matches:
-                elapsed = time.monotonic() - start
-                say(
-                    f"[{totals.matches}/{args.matches}] {elapsed:.0f} s; faults {sum(totals.faults.values())}, "
-                    f"crashes {len(totals.crashes)}, leftovers {len(totals.leftovers)}, "
-                    f"replay failures {len(totals.replay_failures)}"
-                )
+        pool = ThreadPoolExecutor(args.jobs)
+        try:
+            for report in pool.map(lambda p: run_match(p, records, args), plans):
+                totals.add(report)
+                if totals.matches % step == 0 or totals.matches == args.matches:
+                    say(progress(totals, args.matches, time.monotonic() - start))
+        except KeyboardInterrupt:  # the matches under way finish (and are cleaned up); no new one starts
+            totals.interrupted = True
+            say("interrupted: waiting for the matches under way")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     for line in summary(totals, time.monotonic() - start):
         say(line)
     return totals
@@ -279,9 +291,10 @@ def _kinds(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the soak; 0 if every must-be-0 figure is 0, else 1."""
+    """Run the soak; 0 if every must-be-0 figure is 0, else 1 (130 after Ctrl-C)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    return 1 if soak(args, lambda line: print(line, flush=True)).failed() else 0
+    totals = soak(args, lambda line: print(line, flush=True))
+    return 130 if totals.interrupted else 1 if totals.failed() else 0
 
 
 if __name__ == "__main__":
