@@ -16,6 +16,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -290,9 +291,16 @@ def _kinds(text: str) -> list[str]:
     return kinds
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the soak; 0 if every must-be-0 figure is 0, else 1 (130 after Ctrl-C)."""
+    """Run the soak; 0 if every must-be-0 figure is 0, else 1 (130 after Ctrl-C or SIGTERM: figures so far)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    # SIGTERM (a CI timeout, `kill`) stops like Ctrl-C; so does SIGINT even where a shell started us ignoring it
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     totals = soak(args, lambda line: print(line, flush=True))
     return 130 if totals.interrupted else 1 if totals.failed() else 0
 
