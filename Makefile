@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format test-diff bench clean node browser reference fuzz
+.PHONY: demo test lint format test-diff bench clean node browser reference fuzz soak
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -73,6 +73,11 @@ bench: $(STAMP)
 	$(PY) bench/tournament.py
 	$(PY) bench/gin.py
 	$(PY) bench/solver.py
+
+# 1,000 short matches over every variant with misbehaving bots at random seats and moments; fails if the
+# referee crashed, a process was left behind or a record does not replay (bench/soak.py --help for options)
+soak: $(STAMP)
+	$(PY) bench/soak.py --matches $${MATCHES:-1000} --seed $${SEED:-0}
 
 clean:
 	rm -rf $(VENV) build *.egg-info
