@@ -155,8 +155,8 @@ def play(
 ) -> None:
     """Play one match between bot programs and print the result."""
     from referee.play import new_match, render_text, run_match
+    from referee.reaper import guard
     from referee.records import RecordError
-    from tournaments.reaper import guard
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -181,7 +181,7 @@ def play(
             pause_idle=pause_idle,
         )
         match.on_deal = _deal_printer() if live else None
-        with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (tournaments/reaper.py)
+        with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/reaper.py)
             out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
         raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None

@@ -13,7 +13,7 @@ which dies with the bot, or, where namespaces are refused, this process as child
 which adopts such orphans and kills them when a bot closes.
 PR_SET_PDEATHSIG is not set by the runner: trio spawns from a worker thread, and the signal
 fires when that thread exits, not when the referee does. `romis play` and the tournament
-workers run under tournaments.reaper's watchdog, which covers a SIGKILLed referee.
+workers run under referee.reaper's watchdog, which covers a SIGKILLed referee.
 """
 
 import os

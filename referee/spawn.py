@@ -169,15 +169,6 @@ def become_subreaper() -> None:
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _children(pid: int) -> list[int]:
-    """Children of `pid` forked by its main thread (the namespace helper is single-threaded)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
-            return [int(p) for p in f.read().split()]
-    except (OSError, ValueError):
-        return []
-
-
 def _stat(pid: int) -> list[bytes] | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -185,21 +176,6 @@ def _stat(pid: int) -> list[bytes] | None:
     except OSError:
         return None
     return stat[stat.rindex(b")") + 2 :].split()  # the command name may hold spaces and parentheses
-
-
-def tree_cpu_ticks(pid: int) -> int:
-    """Clock ticks of CPU (user+sys, with reaped children) of `pid` and its live descendants."""
-    total, todo, seen = 0, [pid], set()
-    while todo:
-        p = todo.pop()
-        fields = _stat(p)
-        if p in seen or fields is None:
-            continue
-        seen.add(p)
-        with suppress(ValueError, IndexError):
-            total += sum(map(int, fields[11:15]))  # utime stime cutime cstime
-        todo += _children(p)
-    return total
 
 
 def adopted(known: set[int]) -> list[int]:
