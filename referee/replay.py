@@ -49,6 +49,8 @@ class Replay:
         """Check every line after the header; the replayed result (RecordInterrupted if the match stopped)."""
         for n, line in enumerate(lines[1:], 2):
             kind = line.get("type")
+            if not isinstance(kind, str):  # a mutated record may put any JSON value there
+                raise ReplayError(f"line {n}: the line type is not a string")
             self._check_order(n, kind)
             if kind in FINAL:
                 self._nothing_after(lines, n)

@@ -121,6 +121,7 @@ FIELD_DAMAGE = {
     "a deal_over without totals": (lambda ls: _edit(ls, "deal_over", "totals"), "missing required field `totals`"),
     "a deal_over with other totals": (lambda ls: _edit(ls, "deal_over", "totals", [7, 7]), "deal 0 result differs"),
     "a result without totals": (lambda ls: _edit(ls, "result", "totals"), "missing required field `totals`"),
+    "a line whose type is a list": (lambda ls: _edit(ls, "action", "type", []), "the line type is not a string"),
     "an interrupted line without deal": (lambda ls: [*ls[:5], {"type": "interrupted"}], "`deal`"),
 }
 
