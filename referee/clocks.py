@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from referee.spawn import proc_stat
+
 if TYPE_CHECKING:
     from referee.runner import BotProcess
 
@@ -21,14 +23,9 @@ def session_ticks(pids: list[int], sid: int) -> dict[int, int]:
     """pid -> utime+stime+cutime+cstime (clock ticks) of those of `pids` that are live members of session `sid`."""
     found = {}
     for pid in pids:
-        with suppress(OSError, ValueError):  # the process may exit while we look
-            fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-            try:
-                stat = os.read(fd, 1024)
-            finally:
-                os.close(fd)
-            fields = stat[stat.rindex(b")") + 2 :].split()
-            if int(fields[3]) == sid:  # field 6 of proc(5); a reused pid belongs to another session
+        fields = proc_stat(pid)  # None: the process exited while we looked
+        with suppress(ValueError, IndexError):
+            if fields is not None and int(fields[3]) == sid:  # field 6 of proc(5); a reused pid is in another session
                 found[pid] = sum(map(int, fields[11:15]))  # fields 14-17: utime stime cutime cstime
     return found
 

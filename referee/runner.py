@@ -34,6 +34,7 @@ from referee.clocks import session_ticks
 from referee.spawn import (
     kill_adopted,
     missing_interpreter,
+    proc_stat,
     rlimits,
     sandbox_mode,
     sandboxed,
@@ -92,14 +93,9 @@ def _session_procs(sids: set[int]) -> list[int]:
     """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
     for name in filter(str.isdigit, os.listdir("/proc")):
-        with suppress(OSError, ValueError):  # the process may exit while we look
-            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
-            try:
-                stat = os.read(fd, 1024)
-            finally:
-                os.close(fd)
-            # The command name may hold spaces and parentheses: split after the last ')'.
-            if int(stat[stat.rindex(b")") + 2 :].split()[3]) in sids:  # field 6 of proc(5): the session id
+        fields = proc_stat(int(name))  # None: the process exited while we looked
+        with suppress(ValueError, IndexError):
+            if fields is not None and int(fields[3]) in sids:  # field 6 of proc(5): the session id
                 found.append(int(name))
     return found
 

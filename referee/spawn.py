@@ -169,10 +169,14 @@ def become_subreaper() -> None:
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _stat(pid: int) -> list[bytes] | None:
+def proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (field 3 of proc(5) first), or None if it is gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)  # os.read, not open(): this runs on the CPU clock's poll
+        try:
+            stat = os.read(fd, 1024)
+        finally:
+            os.close(fd)
     except OSError:
         return None
     return stat[stat.rindex(b")") + 2 :].split()  # the command name may hold spaces and parentheses
@@ -192,7 +196,7 @@ def adopted(known: set[int]) -> list[int]:
             with open(f"/proc/{me}/task/{task}/children", "rb") as f:
                 pids = [int(p) for p in f.read().split()]
             for pid in pids:
-                fields = _stat(pid)
+                fields = proc_stat(pid)
                 if pid not in known and fields is not None and int(fields[3]) not in {pid, own_sid, *known}:
                     found.append(pid)
     return found
