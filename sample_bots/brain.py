@@ -36,6 +36,10 @@ class Brain:
         if self.cautious and options:
             self.cautious = False
             return [options[0]]
+        if "contract" in decision.constraints:
+            from sample_bots import contract_play
+
+            return contract_play.choose(self, decision, view)
         if decision.kind != "turn":
             return [self.rng.choice(options)] if options else []
         if decision.phase == "declare":  # a final turn: put down what fits

@@ -25,6 +25,7 @@ class DrawMeldDiscard(Game):
     meld_rules = MeldRules()
     starter = True  # a card is turned up to start the discard pile
     rebuild_stock = True  # the stock is rebuilt from the discard pile when it reaches `stock_floor`
+    packet = 1  # cards dealt to a seat at a time (continental: three)
     _mutable: tuple[str, ...] = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -160,7 +161,7 @@ class DrawMeldDiscard(Game):
         """End-of-deal value of a hand: the best melds, the cards left over, and what the hand would cost
         if the deal ended now (in Classic every card held counts, melded or not; rules/classic.md, Scoring)."""
         game = cls.hooks_only()
-        split = best_split(hand, cls.meld_rules, game.penalty)
+        split = best_split(hand, game.meld_rules, game.penalty)
         return {
             "melds": [list(m.cards) for m in split.melds],
             "identities": [list(m.ids) for m in split.melds],
@@ -175,8 +176,8 @@ class DrawMeldDiscard(Game):
         n, k = self.n, self.hand_size
         seats = self.order_from(self.next_seat(self.dealer))  # Pirmasis first; eliminated seats get no cards
         self.hands: list[list[str]] = [[] for _ in range(n)]
-        for i in range(k * len(seats)):  # one at a time, clockwise, from Pirmasis
-            self.hands[seats[i % len(seats)]].append(cards.pop())
+        for i in range(k * len(seats)):  # `packet` at a time (usually one), clockwise, from Pirmasis
+            self.hands[seats[i // self.packet % len(seats)]].append(cards.pop())
         self.piles: list[list[str]] = [[cards.pop()] if self.starter else []]
         self.stock = cards
         self.table: list[TableMeld] = []
@@ -339,8 +340,7 @@ class DrawMeldDiscard(Game):
             meld = new_meld(op.cards, self.meld_rules, seat, op.identities, op.kind)
             self.table.append(meld)
             if not self.opened[seat]:
-                self.play_melded += self.meld_points(meld)
-                self.opened[seat] = self.play_melded >= self.initial_meld
+                self.opened[seat] = self.opens_with(seat, meld)
             self.emit(
                 {
                     "type": "meld",
@@ -375,6 +375,12 @@ class DrawMeldDiscard(Game):
         self.placed_now = True
         self.after_table_op(seat, op)
 
+    def opens_with(self, seat: int, meld: TableMeld) -> bool:
+        """Whether the new meld `meld` completes the unopened seat's opening: by default once the new melds of
+        this play reach `initial_meld` points (rules/classic.md, Special rules 1)."""
+        self.play_melded += self.meld_points(meld)
+        return self.play_melded >= self.initial_meld
+
     def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
         """Hook: `seat` has just made the table operation `op` (cards from hand to the table); no-op by default."""
 
@@ -397,22 +403,30 @@ class DrawMeldDiscard(Game):
         """Pass the turn on; rebuild the stock or end the deal in a stalemate."""
         self.clear_turn()
         self.turns += 1
-        if len(self.stock) <= self.stock_floor:
-            pile = self.piles[0]
-            if not self.rebuild_stock or self.rebuilds >= self.opts["max_stock_rebuilds"] or len(pile) < 2:
-                return self.stock_out()
-            self.stock = pile[-2::-1]  # turned over: the earliest discard is on top of the new stock
-            if self.opts["shuffle_on_rebuild"]:
-                random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(
-                    self.stock
-                )
-            self.piles[0] = pile[-1:]
-            self.rebuilds += 1
-            self.emit({"type": "rebuild", "stock": len(self.stock)})
+        if len(self.stock) <= self.stock_floor and not self.rebuild():
+            return self.stock_out()
         if self.turns >= self.opts["max_turns_per_deal"]:
             return self.end_deal(winner=None)
         self.turn = self.next_seat(self.turn)
         self.phase = "draw"
+
+    def can_rebuild(self) -> bool:
+        """Whether the stock may be rebuilt from the discard pile now."""
+        return self.rebuild_stock and self.rebuilds < self.opts["max_stock_rebuilds"] and len(self.piles[0]) >= 2
+
+    def rebuild(self) -> bool:
+        """Rebuild the stock from the discard pile (all but its top card, turned over; shuffled with the option:
+        _general.md, Stock exhaustion); False where that is not allowed (the caller ends the deal)."""
+        if not self.can_rebuild():
+            return False
+        pile = self.piles[0]
+        self.stock = pile[-2::-1] + self.stock  # turned over: the earliest discard is on top of the new stock
+        if self.opts["shuffle_on_rebuild"]:
+            random.Random(derive_seed(self.seed, "deal", self.deal_no, "rebuild", self.rebuilds)).shuffle(self.stock)
+        self.piles[0] = pile[-1:]
+        self.rebuilds += 1
+        self.emit({"type": "rebuild", "stock": len(self.stock)})
+        return True
 
     def clear_turn(self) -> None:
         """Close the bookkeeping of the turn just ended: its table plays, the cards it took from the pile."""

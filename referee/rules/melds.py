@@ -353,3 +353,15 @@ def emptied(meld: TableMeld) -> TableMeld:
     """The placeholder left where every card of `meld` has left the table (kind "empty", no cards),
     so that the other melds keep their indices."""
     return replace(meld, kind="empty", cards=(), ids=())
+
+
+def exchange_to_end(meld: TableMeld, card: str, rules: MeldRules) -> TableMeld:
+    """The owner's exchange of a wild deuce (rules/contract.md, Optional wild deuces; liverpool): natural `card`
+    takes the place of the wild card standing for it, and that wild card moves to an end of the meld (a run's
+    high end if it fits there, else its low end; in a set, another card of the rank). Raises IllegalAction where
+    no wild card stands for `card` or the wild card fits no end."""
+    placed, freed = exchange(meld, card)
+    try:
+        return lay_off(placed, [freed], rules)
+    except IllegalAction:
+        raise illegal("exchange.no-end", f"the wild card freed by {card} fits at neither end of the meld") from None

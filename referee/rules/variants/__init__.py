@@ -5,11 +5,13 @@ from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.classic import Classic
+from referee.rules.variants.contract import Contract
 from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
 from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
+from referee.rules.variants.may_i import MayI
 from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.robbers import Robbers
 from referee.rules.variants.stairs import Stairs
@@ -32,6 +34,8 @@ VARIANTS: dict[str, type[Game]] = {
         Stairs,
         Krambambulis,
         Robbers,
+        MayI,
+        Contract,
     )
 }
 
