@@ -144,7 +144,7 @@ def valid_by_the_reference(cards: list[str], kind: str, rules: dict) -> bool:
             return max(suits.values()) == 1
         return (len(suits) == 4 or not s["all_suits_first"]) and max(suits.values()) <= s["max_same_suit"]
     r = rules["runs"]
-    if r is None or len({c[1] for c in cards}) != 1 or len(cards) > r["max_size"]:
+    if r is None or len({c[1] for c in cards}) != 1 or not r["min_size"] <= len(cards) <= r["max_size"]:
         return False
     ranks = sorted(RANKS.index(c[0]) for c in cards)
     if r["ace_both_ends"] and ranks == [0, *range(13)]:

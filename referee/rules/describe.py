@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from protocol.cards import JOKER, RANKS, SUITS
-from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed
+from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed, size_needed
 
 if TYPE_CHECKING:
     from referee.rules.engine import Game
@@ -165,6 +165,7 @@ def _run_rules(rules: MeldRules) -> dict[str, Any]:
         if any(is_valid([r + "S" for r in line[i : i + n]], "run", rules) for i in range(15 - n))
     )
     return {
+        "min_size": size_needed("run", rules),
         "max_size": size,
         "ace_low": rules.ace_low,
         "ace_high": rules.ace_high,

@@ -14,7 +14,7 @@ from itertools import combinations, combinations_with_replacement, product
 from protocol.cards import JOKER, RANKS, SUITS
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld, naturals_needed
+from referee.rules.melds import MeldRules, TableMeld, naturals_needed, size_needed
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -185,7 +185,7 @@ def _walk_line(
             return
         # a window from a gap to before a gap holds the same cards as the window one step higher
         shifts = bool(gaps) and gaps[0] == 0 and p + 1 < len(line) and not present[line[p + 1]]
-        if p + 1 >= rules.min_size and not shifts:
+        if p + 1 >= size_needed("run", rules) and not shifts:
             _emit_run(line[: p + 1], s, avail, gaps, wilds, n_wild, rules, out)
 
 

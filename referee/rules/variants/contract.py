@@ -8,21 +8,15 @@ from referee.rules.claims import Claims
 from referee.rules.contracts import contract
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld, exchange_to_end
+from referee.rules.melds import MeldRules, exchange_to_end
 
 DEUCES = frozenset(r + s for r in "2" for s in "SHDC")
-
-
-def runs_of_four(meld: TableMeld) -> None:
-    """Valid combinations: a sequence needs at least four cards."""
-    if meld.kind == "run" and len(meld.cards) < 4:
-        raise IllegalAction("run.min-size", "a sequence needs at least 4 cards in contract rummy")
 
 
 def contract_melds(deuces_wild: bool) -> MeldRules:
     """The ace high or low or at both ends (14 cards at most), the joker wild, and with the option every 2."""
     wilds = frozenset({JOKER}) | (DEUCES if deuces_wild else frozenset())
-    return MeldRules(ace_both_ends=True, wilds=wilds, meld_check=runs_of_four)
+    return MeldRules(ace_both_ends=True, wilds=wilds, run_min=4)  # Valid combinations: sequences of 4+
 
 
 SCHEDULE = tuple(
