@@ -486,3 +486,32 @@ def test_the_watchdog_kills_what_carries_its_token_and_the_sessions_they_lead_bu
     finally:
         kill(started)
         outsider.wait()
+
+
+@pytest.mark.parametrize("variant", ["may-i", "contract"])
+def test_a_contract_tournament_with_claims_resumes_after_sigkill(tmp_path, variant):
+    """Issue 10: the claim windows' simultaneous decisions survive a SIGKILL of the tournament and its resume."""
+    config = tmp_path / "t.toml"
+    names = "".join(f'[[entrants]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in (s.split("=", 1) for s in SAMPLES))
+    config.write_text(
+        f'variant = "{variant}"\nseats = 3\ndeal_sets = 1\nseed = 4\nconcurrency = 2\n'
+        f"{names}[options]\nmax_deals = 1\nmax_turns_per_deal = 40\n"
+    )
+    whole = tmp_path / "whole.db"
+    r = tournament("run", str(config), "--db", str(whole), "--records", str(tmp_path / "rec"))
+    assert r.returncode == 0, r.stderr
+    claims = [
+        x for p in (tmp_path / "rec").glob("*.jsonl") for x in p.read_text().splitlines() if '"kind":"claim"' in x
+    ]
+    assert claims, "the records hold claim answers"
+    cut = tmp_path / "cut.db"
+    proc = start_tournament(str(config), "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_until(lambda: stored_games(cut)[0] >= 1, 120)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    part = stored_games(cut)[0]
+    assert 1 <= part < 3, "the kill must land part-way"
+    r = tournament("run", str(config), "--db", str(cut))
+    assert r.returncode == 0, r.stderr
+    assert f"resuming: {part} of 3" in r.stderr
+    assert untimed(report(cut)) == untimed(report(whole))
