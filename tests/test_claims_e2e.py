@@ -89,3 +89,24 @@ def test_claimant_that_times_out_is_faulted_and_the_claim_resolves_without_it(tm
     assert record[-1]["type"] == "result" and record[-1]["faults"][2] == "timeout"
     assert romis("replay", str(rec)).returncode == 0
     assert not leftovers()
+
+
+BOTS = ["python -m sample_bots.greedy", "python -m sample_bots.random", "node sample_bots/js/random.js"]
+CONTRACT_GAMES = [("may-i", 3, 5), ("may-i", 5, 2), ("contract", 3, 2), ("contract", 8, 1)]
+
+
+@pytest.mark.parametrize("variant,players,deals", CONTRACT_GAMES)
+def test_contract_games_with_the_sample_bots_finish_and_replay(tmp_path, variant, players, deals):
+    """Issue 10, acceptance: the three sample bots play whole deals at the smallest and largest tables without a
+    fault, the record holds claims, and `romis replay` accepts it."""
+    rec = tmp_path / "r.jsonl"
+    bots = [a for i in range(players) for a in ("--bot", BOTS[i % 3])]
+    r = romis("play", variant, *bots, "--seed", "5", "--record", str(rec), "--option", f"max_deals={deals}", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert all(s["fault"] is None for s in out["seats"]), out["seats"]
+    record = lines(rec)
+    assert sum(1 for x in record if x["type"] == "deal_over") == deals
+    assert any(x["type"] == "action" and x["kind"] == "claim" for x in record)
+    ok = romis("replay", str(rec))
+    assert ok.returncode == 0, ok.stderr
