@@ -57,11 +57,13 @@ test-diff: $(STAMP)
 	ROMIS_DIFF=1 $(PY) -m pytest tests/diff
 
 # the fuzzer: 100,000 cases per target (the decoder, atheris on the decoder, every registered variant's
-# validator) with the counts; FUZZ_CASES=N for another number, FUZZ_ARGS="--only gin --seed 3" to narrow it
+# validator) with the counts; FUZZ_CASES=N for another number, FUZZ_ARGS="--only gin --seed 3" to narrow it;
+# then every Hypothesis test at its full example count (`make test` runs the slow ones at a fraction)
 FUZZ_CASES ?= 100000
 fuzz: $(STAMP)
 	$(PY) -m pip install -q atheris || echo "romis: atheris could not be installed; its target will be skipped"
 	$(PY) tests/fuzz_main.py --cases $(FUZZ_CASES) $(FUZZ_ARGS)
+	$(PY) -m pytest -q -m hypothesis --hypothesis-profile full
 
 # the per-variant protocol reference, generated from the code (tests/test_reference.py fails when it is stale)
 reference: $(STAMP)

@@ -1,17 +1,26 @@
 """The referee's own CPU time per decision with sample bots over pipes, against a raw pipe round trip.
 
 Raw round trip: a trivial Python echo bot, driven through referee.runner.BotProcess, gets a real
-request line (the median-sized Classic request) and sends it back; wall and referee CPU per round trip.
-Referee CPU per decision: Classic matches, 3 seats (python random, python greedy, node random),
+request line (the median-sized request of the variant) and sends it back; wall and referee CPU per round trip.
+Referee CPU per decision: matches of the variant (`--variant SLUG`, default classic), as many seats as it
+allows up to 3 (python random, python greedy, node random, repeated in that order where it needs more),
 options {"max_deals": 2}; time.process_time() of this process (bots are children, not counted)
 divided by the decisions the bots answered. "whole match" includes spawning, handshake and shutdown;
 "match loop" is Match._play only. Target: referee CPU per decision <= 2x the raw round trip (wall).
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
-thinks), and `--clock cpu --pause-idle` (two more signals per decision); the target applies to the plain row.
+thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
+started through referee/pidns.py as the init of its own PID namespace). Every other row, and the echo bot, pin
+`--sandbox subreaper`, the mode with no wrapper process that every machine has, so that a row differs from the
+plain one by its own flags only; where the machine refuses PID namespaces the sandbox row prints why it was
+skipped. The target applies to the plain row.
 `--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed).
+`--only LABEL` (repeatable) runs only those rows and `--seeds N` only the first N seeds: a shortened run,
+e.g. under `valgrind --tool=callgrind`, where the difference between two seed counts gives instructions
+per decision.
 """
 
+import argparse
 import cProfile
 import io
 import pstats
@@ -28,36 +37,48 @@ import trio
 
 from protocol import messages as m
 from referee.match import Match
+from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import BotProcess, Limits
+from referee.spawn import PIDNS, SUBREAPER, sandbox_mode
 from sample_bots.brain import Brain
 
 ROOT = Path(__file__).resolve().parent.parent
-VARIANT = "classic"
 OPTIONS = {"max_deals": 2}
 SEEDS = (1, 2, 3, 4, 5, 6)
-COMMANDS = [
+BOTS = [
     f"{sys.executable} -m sample_bots.random",
     f"{sys.executable} -m sample_bots.greedy",
     f"node {ROOT / 'sample_bots/js/random.js'}",
 ]
+GREEDY = 1  # the index in BOTS of the greedy bot, whose brain the request sampler plays greedily
 ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
 TARGET = 2.0
-# label -> extra runner.Limits fields (the `romis play` flags). A sandbox row goes here too, e.g.
-# ("sandbox", {"sandbox": True}), once Limits has the field.
+# Pinned in every row but the sandbox one (and for the echo bot): `romis play` picks the PID namespace by
+# default where the machine allows it, which would put the wrapper's cost in every row.
+PLAIN: dict[str, Any] = {"sandbox": SUBREAPER}
+# label -> runner.Limits fields (the `romis play` flags)
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
-    ("plain", {}),
-    ("--clock cpu", {"clock": "cpu"}),
-    ("--clock cpu --pause-idle", {"clock": "cpu", "pause_idle": True}),
+    ("plain", PLAIN),
+    ("--clock cpu", {**PLAIN, "clock": "cpu"}),
+    ("--clock cpu --pause-idle", {**PLAIN, "clock": "cpu", "pause_idle": True}),
+    (f"--sandbox {PIDNS}", {"sandbox": PIDNS}),
 ]
 
 
-def sample_requests(seed: int = 1) -> list[bytes]:
-    """Every request line the referee would send in one in-process Classic match of sample brains."""
-    g = find_variant(VARIANT)(len(COMMANDS), OPTIONS, seed)
-    brains = [Brain(VARIANT, g.n, g.opts, greedy=i == 1, seed=i) for i in range(g.n)]
+def seat_commands(variant: str) -> list[str]:
+    """The bots of a match of `variant`: BOTS in order, cut or repeated to a seat count it allows (3 if it can)."""
+    cls = find_variant(variant)
+    seats = min(max(len(BOTS), cls.min_players), cls.max_players)
+    return [BOTS[i % len(BOTS)] for i in range(seats)]
+
+
+def sample_requests(variant: str, seed: int = 1) -> list[bytes]:
+    """Every request line the referee would send in one in-process match of `variant` between sample brains."""
+    g = find_variant(variant)(len(seat_commands(variant)), OPTIONS, seed)
+    brains = [Brain(variant, g.n, g.opts, greedy=i % len(BOTS) == GREEDY, seed=i) for i in range(g.n)]
     cursors, lines = [0] * g.n, list[bytes]()
     while not g.is_over():
         s = g.to_act()[0]
@@ -71,7 +92,7 @@ def sample_requests(seed: int = 1) -> list[bytes]:
 async def echo_round_trips(line: bytes, count: int) -> tuple[float, float]:
     """(wall s, referee CPU s) per send + receive_line of `line` to an echo bot."""
     async with trio.open_nursery() as nursery:
-        bot = await BotProcess.start(nursery, [sys.executable, "-c", ECHO], Limits())
+        bot = await BotProcess.start(nursery, [sys.executable, "-c", ECHO], Limits(**PLAIN))
         try:
             for _ in range(WARMUP):
                 await bot.send(line)
@@ -98,13 +119,14 @@ class TimedMatch(Match):
             self.loop_cpu = time.process_time() - start
 
 
-def run_matches(flags: dict[str, Any] | None = None) -> tuple[int, float, float, float, float]:
-    """(decisions, whole-match CPU s, loop CPU s, wall s, sum of per-decision walls s) over SEEDS, with the
-    extra Limits fields `flags` (e.g. {"clock": "cpu"})."""
+def run_matches(variant: str, seeds: tuple[int, ...], flags: dict[str, Any]) -> tuple[int, float, float, float, float]:
+    """(decisions, whole-match CPU s, loop CPU s, wall s, sum of per-decision walls s) of `variant` over `seeds`,
+    with the Limits fields `flags` (e.g. {"clock": "cpu"})."""
     decisions, whole, loop, wall, waited = 0, 0.0, 0.0, 0.0, 0.0
-    for seed in SEEDS:
-        game = find_variant(VARIANT)(len(COMMANDS), OPTIONS, seed)
-        match = TimedMatch(game, COMMANDS, Limits(**(flags or {})))
+    commands = seat_commands(variant)
+    for seed in seeds:
+        game = find_variant(variant)(len(commands), OPTIONS, seed)
+        match = TimedMatch(game, commands, Limits(**flags))
         cpu, start = time.process_time(), time.perf_counter()
         result = trio.run(match.run)
         whole += time.process_time() - cpu
@@ -118,11 +140,11 @@ def run_matches(flags: dict[str, Any] | None = None) -> tuple[int, float, float,
     return decisions, whole, loop, wall, waited
 
 
-def profile_matches() -> None:
-    """cProfile of the matches (main thread): top functions by own and by cumulative time."""
+def profile_matches(variant: str, seeds: tuple[int, ...]) -> None:
+    """cProfile of the plain matches (main thread): top functions by own and by cumulative time."""
     prof = cProfile.Profile()
     prof.enable()
-    run_matches()
+    run_matches(variant, seeds, PLAIN)
     prof.disable()
     for key in ("tottime", "cumulative"):
         out = io.StringIO()
@@ -132,9 +154,20 @@ def profile_matches() -> None:
         print(text[text.index("   ncalls") :].rstrip())
 
 
-def report_matches(label: str, flags: dict[str, Any], rtt_wall: float, rtt_cpu: float) -> bool:
+def unavailable(flags: dict[str, Any]) -> str | None:
+    """Why this machine cannot run a row with `flags` (a sandbox mode it refuses), or None if it can."""
+    try:
+        sandbox_mode(flags.get("sandbox"), "--sandbox")
+    except ConfigError as e:
+        return str(e)
+    return None
+
+
+def report_matches(
+    label: str, flags: dict[str, Any], args: argparse.Namespace, rtt_wall: float, rtt_cpu: float
+) -> bool:
     """Run the matches with `flags` and print their referee CPU per decision; True if within TARGET."""
-    decisions, whole, loop, wall, waited = run_matches(flags)
+    decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags)
     print(
         f"  [{label}] {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs "
         f"per decision (the time charged to the bots' clocks)"
@@ -152,11 +185,38 @@ def report_matches(label: str, flags: dict[str, Any], rtt_wall: float, rtt_cpu: 
     return met
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The bench's command line; a variant it does not know is one line and exit 2."""
+    p = argparse.ArgumentParser(prog="bench/referee.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", default="classic", help="the variant to measure (default classic)")
+    p.add_argument("--profile", action="store_true", help="print cProfile hot spots of the plain matches")
+    p.add_argument(
+        "--only", action="append", choices=[label for label, _ in CONFIGS], help="run only this row (repeatable)"
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        choices=range(1, len(SEEDS) + 1),
+        default=len(SEEDS),
+        metavar="N",
+        help=f"play only the first N of the seeds {', '.join(map(str, SEEDS))} (default all)",
+    )
+    args = p.parse_args(argv)
+    try:
+        args.variant = find_variant(args.variant).slug
+        find_variant(args.variant)(len(seat_commands(args.variant)), OPTIONS, SEEDS[0])  # options it refuses
+    except ConfigError as e:
+        p.exit(2, f"bench/referee.py: {e}\n")
+    args.seeds = SEEDS[: args.seeds]
+    return args
+
+
 def main() -> None:
-    lines = sample_requests()
+    args = parse_args(sys.argv[1:])
+    lines = sample_requests(args.variant)
     line = sorted(lines, key=len)[len(lines) // 2]
     print(
-        f"request lines of a {VARIANT} match: {len(lines)}, median {len(line)} B, "
+        f"request lines of a {args.variant} match: {len(lines)}, median {len(line)} B, "
         f"mean {statistics.fmean(map(len, lines)):.0f} B, max {max(map(len, lines))} B"
     )
     rtt_wall, rtt_cpu = trio.run(echo_round_trips, line, ROUND_TRIPS)
@@ -165,17 +225,25 @@ def main() -> None:
         f"{rtt_wall * 1e6:7.1f} µs wall, {rtt_cpu * 1e6:7.1f} µs referee CPU per round trip"
     )
 
+    commands = seat_commands(args.variant)
     print(
-        f"{VARIANT} matches, seeds {', '.join(map(str, SEEDS))}, options {OPTIONS}, bots: "
-        f"{', '.join(c.replace(sys.executable, 'python').replace(str(ROOT) + '/', '') for c in COMMANDS)}"
+        f"{args.variant} matches, seeds {', '.join(map(str, args.seeds))}, options {OPTIONS}, bots: "
+        f"{', '.join(c.replace(sys.executable, 'python').replace(str(ROOT) + '/', '') for c in commands)}; "
+        f"--sandbox {SUBREAPER} but in the sandbox row (romis play's default here: {sandbox_mode('auto')})"
     )
     verdicts = []
     for label, flags in CONFIGS:
-        met = report_matches(label, flags, rtt_wall, rtt_cpu)
-        if not flags:
+        if args.only and label not in args.only:
+            continue
+        why = unavailable(flags)
+        if why is not None:
+            print(f"  [{label}] skipped: {why}")
+            continue
+        met = report_matches(label, flags, args, rtt_wall, rtt_cpu)
+        if flags is PLAIN:
             verdicts.append(met)
-    if "--profile" in sys.argv or not all(verdicts):
-        profile_matches()
+    if args.profile or not all(verdicts):
+        profile_matches(args.variant, args.seeds)
 
 
 if __name__ == "__main__":

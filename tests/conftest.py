@@ -3,6 +3,7 @@
 import os
 import uuid
 
+import profiles  # noqa: F401 (registers the `full` Hypothesis profile before the plugin loads one)
 import pytest
 from procs import TOKEN_VAR
 

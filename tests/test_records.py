@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from referee.play import play_match
 from referee.records import RecordInterrupted, ReplayError, _link, replay
@@ -211,7 +212,7 @@ def _mutate_line(line: dict, data) -> None:
         target[key] = data.draw(json_values)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150, 40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_mutated_record_replays_or_is_a_replay_error(record, tmp_path, data):
     lines = lines_of(record)
@@ -233,7 +234,7 @@ def test_a_mutated_record_replays_or_is_a_replay_error(record, tmp_path, data):
         replay(rewrite(lines, tmp_path / "mutated.jsonl"))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150, 40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_record_with_bytes_changed_replays_or_is_a_replay_error(record, tmp_path, data):
     raw = bytearray(record.read_bytes())

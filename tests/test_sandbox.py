@@ -7,10 +7,12 @@ import signal
 import socket
 import subprocess
 import sys
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from procs import kill, leftovers, marked, wait_until
+from procs import TOKEN_VAR, kill, leftovers, marked, wait_until
 
 from referee import cli, spawn
 from referee.rules.errors import ConfigError
@@ -48,19 +50,20 @@ def no_strays():
     kill(marked())
 
 
-@pytest.mark.parametrize("how", ["", "--illegal"])
-def test_a_setsid_double_fork_dies_when_the_match_ends(tmp_path, mode, how):
-    pidfile = tmp_path / "daemon.pid"
+def test_a_setsid_double_fork_dies_when_the_match_ends(tmp_path, mode):
+    # one match, two escapees: seat 0 exits after three moves (a crash), seat 1 is stopped for an illegal play
+    pidfiles = [tmp_path / "crash.pid", tmp_path / "illegal.pid"]
+    bots = ["--bot", escapee(pidfiles[0]), "--bot", escapee(pidfiles[1], "--illegal")]
     r = subprocess.run(
-        romis("--bot", escapee(pidfile, how), "--bot", RANDOM, "--seed", "5", "--option", "max_deals=2", "--json"),
+        romis(*bots, "--seed", "5", "--option", "max_deals=2", "--json"),
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert r.returncode == 0, r.stderr
-    assert pidfile.read_text().strip()  # the daemon did detach and run
-    assert json.loads(r.stdout)["seats"][0]["fault"] == ("illegal" if how else "crash")
+    assert all(p.read_text().strip() for p in pidfiles)  # both daemons did detach and run
+    assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == ["crash", "illegal"]
     assert leftovers() == []
 
 
@@ -96,14 +99,10 @@ def test_sigkill_of_romis_play_takes_the_daemon_along(tmp_path, mode):
     assert leftovers(timeout=10) == []
 
 
-def test_the_record_header_says_which_sandbox_was_in_force(tmp_path, mode):
-    record = tmp_path / "game.jsonl"
-    args = ["--bot", RANDOM, "--bot", RANDOM, "--seed", "2", "--option", "max_deals=1", "--record", str(record)]
+def test_the_record_header_says_which_sandbox_was_in_force(probes):
     for net in (False, True):
-        r = subprocess.run(romis(*args, *(["--no-network"] if net else [])), cwd=ROOT, capture_output=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        header = json.loads(record.read_text().splitlines()[0])
-        assert header["sandbox"] == {"mode": mode, "no_network": net}
+        header = json.loads(probes.records[net].read_text().splitlines()[0])
+        assert header["sandbox"] == {"mode": probes.mode, "no_network": net}
 
 
 def test_the_help_names_the_sandbox_in_force(capsys, monkeypatch):
@@ -111,19 +110,39 @@ def test_the_help_names_the_sandbox_in_force(capsys, monkeypatch):
     assert f"Sandbox in force on this machine: {spawn.sandbox_mode()}" in " ".join(capsys.readouterr().out.split())
 
 
-@pytest.fixture
-def listener():
-    """A TCP listener on the host's loopback: the "outside" a sandboxed bot must not reach."""
+@dataclass
+class Probes:
+    """Two matches of the network probe against a listener on the host's loopback, under one sandbox mode:
+    their --json results, their records, and whether the listener was reached, by --no-network."""
+
+    mode: str
+    results: dict[bool, dict] = field(default_factory=dict)
+    records: dict[bool, Path] = field(default_factory=dict)
+    reached: dict[bool, bool] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module", params=MODES)
+def probes(request, tmp_path_factory):
+    """The probe matches, played once per mode for the tests that read them (each match starts four processes)."""
+    out, where = Probes(request.param), tmp_path_factory.mktemp(f"probes-{request.param}")
+    env = {**os.environ, spawn.SANDBOX_VAR: request.param, TOKEN_VAR: uuid.uuid4().hex}
+    # the "outside" a sandboxed bot must not reach
     with socket.create_server(("127.0.0.1", 0)) as server:
         server.settimeout(0.1)
-        yield server
+        for net in (True, False):
+            out.records[net] = where / f"net-{net}.jsonl"
+            out.results[net] = _probe_match(server.getsockname()[1], env, out.records[net], net)
+            out.reached[net] = _accepted(server)
+    return out
 
 
-def _probe_match(port: int, *flags: str) -> dict:
+def _probe_match(port: int, env: dict[str, str], record: Path, no_network: bool) -> dict:
     bots = ["--bot", f"python -m sample_bots.bad.netprobe {port}", "--bot", RANDOM]
+    flags = ["--record", str(record), *(["--no-network"] if no_network else [])]
     r = subprocess.run(
         romis(*bots, "--seed", "3", "--option", "max_deals=1", "--json", *flags),
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
@@ -141,14 +160,13 @@ def _accepted(server: socket.socket) -> bool:
     return True
 
 
-def test_no_network_cuts_a_bot_off_while_the_match_plays_on(listener, mode):
-    port = listener.getsockname()[1]
-    cut = _probe_match(port, "--no-network")
+def test_no_network_cuts_a_bot_off_while_the_match_plays_on(probes):
+    cut = probes.results[True]
     assert cut["seats"][0]["name"].startswith("netprobe:refused:")
     assert [s["fault"] for s in cut["seats"]] == [None, None] and cut["deals"] == 1
-    assert not _accepted(listener)
-    free = _probe_match(port)
-    assert free["seats"][0]["name"] == "netprobe:connected" and _accepted(listener)
+    assert not probes.reached[True]
+    free = probes.results[False]
+    assert free["seats"][0]["name"] == "netprobe:connected" and probes.reached[False]
 
 
 def test_without_namespaces_no_network_and_pid_namespace_are_one_line_errors(monkeypatch, capsys):
