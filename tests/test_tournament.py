@@ -241,7 +241,7 @@ def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
             "run",
             *entrants(*SAMPLES),
             "--deal-sets",
-            "10",
+            "4",
             "--seed",
             "4",
             "--concurrency",
@@ -262,10 +262,10 @@ def test_ctrl_c_stops_cleanly_keeping_every_finished_game(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "resume" in err and "Traceback" not in err, err
     kept = stored_games(db)[0]
-    assert 3 <= kept < 60
+    assert 3 <= kept < 24
     assert leftovers() == []
-    r = tournament("run", *entrants(*SAMPLES), "--deal-sets", "10", "--seed", "4", "--db", str(db))
-    assert r.returncode == 0 and f"resuming: {kept} of 60" in r.stderr
+    r = tournament("run", *entrants(*SAMPLES), "--deal-sets", "4", "--seed", "4", "--db", str(db))
+    assert r.returncode == 0 and f"resuming: {kept} of 24" in r.stderr
 
 
 # --- failed games: a game that raises, or whose worker dies, fails alone --------------------------
