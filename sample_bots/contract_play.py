@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.messages import Claim, Decision, Discard, Draw, LayOff, Meld, Op, Pass
 from referee.rules.contracts import Part, Requirement, find_contract, find_cover, match
 from referee.rules.melds import TableMeld
-from referee.rules.solver import best_split, candidate_melds
+from referee.rules.solver import best_discard, best_split, candidate_melds
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -17,7 +17,10 @@ def requirements(constraints: dict[str, Any]) -> list[Requirement]:
     """The requirement(s) a decision's `contract` constraint describes."""
     c = constraints["contract"]
     listed = c.get("patterns", [c])
-    return [Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"])) for r in listed]
+    return [
+        Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"]), distinct_runs=r["distinct_runs"])
+        for r in listed
+    ]
 
 
 def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
@@ -138,17 +141,18 @@ def _end(
 
 
 def _whole_hand(brain: "Brain", decision: Decision, hand: list[str]) -> list[Op]:
-    """Continental: lay the whole hand down in a pattern, with or without a final discard."""
+    """Continental: lay the whole hand down in a pattern, all of it (its jokers then score) or with a final
+    discard (the card the melds leave out)."""
     reqs = requirements(decision.constraints)
     candidates = candidate_melds(hand, brain.rules)
-    melds = find_cover(hand, reqs, candidates)
+    melds = find_cover(hand, reqs, candidates) or find_cover(hand, reqs, candidates, spare=1)
     if melds:
-        return [meld_op(m, brain.rules.wilds) for m in melds]
-    for o in decision.options or []:
-        if isinstance(o, Discard):
-            rest = list(hand)
-            rest.remove(o.card)
-            melds = find_cover(rest, reqs, candidates)
-            if melds:
-                return [*(meld_op(m, brain.rules.wilds) for m in melds), o]
+        left = list(hand)
+        for card in (c for m in melds for c in m.cards):
+            left.remove(card)
+        return [*(meld_op(m, brain.rules.wilds) for m in melds), *(Discard(c) for c in left)]
+    if brain.greedy:  # keep the most cards in sequences: one search, where trying each discard is 16
+        card, _ = best_discard(hand, brain.rules, brain.game.penalty)
+        if any(isinstance(o, Discard) and o.card == card for o in decision.options or []):
+            return [Discard(card)]
     return _end(brain, decision, hand, list(hand), [], False)
