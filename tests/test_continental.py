@@ -262,3 +262,9 @@ def test_greedy_beats_random():
             g.apply(g.turn, brains[g.turn].choose(g.decision(g.turn), g.view(g.turn)))
         wins += g.result()["ranks"][seed % 2] == 1 and g.result()["ranks"].count(1) == 1
     assert wins >= 5
+
+
+def test_the_card_taken_from_the_pile_may_be_the_final_discard_when_it_is_the_only_card_left():
+    g = rig([" ".join(EXAMPLE_3), FILLER], discard=("KH",))
+    g.apply(0, [Draw("discard"), *melds(EXAMPLE_3), Discard("KH")])  # the shared lapse of the re-discard ban
+    assert g.deal_results[-1]["winner"] == 0

@@ -7,7 +7,7 @@ from typing import Any
 from protocol.cards import JOKER
 from referee.rules.cards import deck
 from referee.rules.contracts import ContractGame, Part, Requirement, find_cover, match
-from referee.rules.describe import Field
+from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import ConfigError
 from referee.rules.melds import MeldRules, TableMeld
@@ -73,6 +73,18 @@ class Continental(ContractGame):
             "per_opponent",
             ("per_opponent", "flat"),
             "the 2 points per joker in the winner's sequences: from each opponent, or once (Ambiguity 1)",
+        ),
+    }
+    PHASES = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw one card, the top of the stock or of the discard pile (nothing may be laid "
+            "down before the draw)",
+            ("draw",),
+        ),
+        ("turn", "play"): Phase(
+            "after the draw: go out by laying the whole hand down in one play (melds of one pattern holding all 16 "
+            "cards, or 15 and a final discard), or discard one card to end the turn",
+            ("discard",),
         ),
     }
     CONSTRAINTS = {
