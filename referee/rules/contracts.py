@@ -396,7 +396,6 @@ class _Cover:
             for r in reqs
         )
         self.failed: set[tuple] = set()
-        self.meets: dict[tuple, bool] = {}
 
     def cover(self, left: tuple[int, ...], chosen: list[TableMeld], spare: int) -> list[TableMeld] | None:
         """Melds completing `chosen` with the cards `left` (all but up to `spare` of them), or None."""
@@ -423,13 +422,7 @@ class _Cover:
 
     def met(self, melds: list[TableMeld]) -> bool:
         """Whether `melds` meet one of the patterns."""
-        key = tuple(sorted((m.kind, len(m.cards)) for m in melds)) if self.by_shape else None
-        if key is None or key not in self.meets:
-            ok = any(not isinstance(match(r, melds, exact=True), str) for r in self.reqs)
-            if key is None:
-                return ok
-            self.meets[key] = ok
-        return self.meets[key]
+        return any(not isinstance(match(r, melds, exact=True), str) for r in self.reqs)
 
 
 def _size(meld: TableMeld) -> int:
