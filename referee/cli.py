@@ -270,6 +270,8 @@ def evaluate(
         else:
             melds = "  ".join(" ".join(x) for x in res["melds"]) or "-"
             typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}\npoints: {res['points']}")
+            if "verdict" in res:  # continental: whether the hand can be laid down, and how
+                typer.echo(f"laying down: {res['verdict']}")
         return
     assert hands_file is not None
     try:

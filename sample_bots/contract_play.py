@@ -4,10 +4,13 @@ going out is allowed. Used by `Brain` (brain.py) for every decision whose constr
 
 from typing import TYPE_CHECKING, Any
 
+from protocol.cards import JOKER
 from protocol.messages import Claim, Decision, Discard, Draw, LayOff, Meld, Op, Pass
 from referee.rules.contracts import Part, Requirement, find_contract, find_cover, match
 from referee.rules.melds import TableMeld
 from referee.rules.solver import best_split, candidate_melds
+
+RANK_ORDER = "A23456789TJQK"
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -17,7 +20,10 @@ def requirements(constraints: dict[str, Any]) -> list[Requirement]:
     """The requirement(s) a decision's `contract` constraint describes."""
     c = constraints["contract"]
     listed = c.get("patterns", [c])
-    return [Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"])) for r in listed]
+    return [
+        Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"]), distinct_runs=r["distinct_runs"])
+        for r in listed
+    ]
 
 
 def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
@@ -138,17 +144,26 @@ def _end(
 
 
 def _whole_hand(brain: "Brain", decision: Decision, hand: list[str]) -> list[Op]:
-    """Continental: lay the whole hand down in a pattern, with or without a final discard."""
+    """Continental: lay the whole hand down in a pattern, all of it (its jokers then score) or with a final
+    discard (the card the melds leave out)."""
     reqs = requirements(decision.constraints)
     candidates = candidate_melds(hand, brain.rules)
-    melds = find_cover(hand, reqs, candidates)
+    melds = find_cover(hand, reqs, candidates) or find_cover(hand, reqs, candidates, spare=1)
     if melds:
-        return [meld_op(m, brain.rules.wilds) for m in melds]
-    for o in decision.options or []:
-        if isinstance(o, Discard):
-            rest = list(hand)
-            rest.remove(o.card)
-            melds = find_cover(rest, reqs, candidates)
-            if melds:
-                return [*(meld_op(m, brain.rules.wilds) for m in melds), o]
+        left = list(hand)
+        for card in (c for m in melds for c in m.cards):
+            left.remove(card)
+        return [*(meld_op(m, brain.rules.wilds) for m in melds), *(Discard(c) for c in left)]
+    legal = {o.card for o in decision.options or [] if isinstance(o, Discard)}
+    split = best_split(hand, brain.rules, brain.game.penalty) if brain.greedy else None
+    loose = [c for c in split.deadwood if c in legal and c != JOKER] if split else []
+    if loose:  # greedy keeps its sequences; of the cards left out, it drops the one furthest from any other
+        return [Discard(min(loose, key=lambda card: (_near(card, hand), card)))]
     return _end(brain, decision, hand, list(hand), [], False)
+
+
+def _near(card: str, hand: list[str]) -> int:
+    """How many other cards of `hand` could share a short sequence with `card` (its suit, within two ranks; an
+    ace counts as low, as it ends every sequence it is in)."""
+    r = RANK_ORDER.index(card[0])
+    return sum(1 for c in hand if c != card and c[1] == card[1] and 0 < abs(RANK_ORDER.index(c[0]) - r) <= 2)

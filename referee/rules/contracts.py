@@ -46,6 +46,7 @@ class Requirement:
     parts: tuple[Part, ...]
     name: str = ""
     distinct_set_ranks: bool = True  # two sets of one contract have different ranks (rules/may-i.md)
+    distinct_runs: bool = True  # same-suit runs neither identical nor joinable (off: rules/continental.md)
 
     @property
     def min_cards(self) -> int:
@@ -58,6 +59,7 @@ class Requirement:
             "name": self.name or describe_parts(self.parts),
             "parts": [{"kind": p.kind, "min_size": p.min_size} for p in self.parts],
             "min_cards": self.min_cards,
+            "distinct_runs": self.distinct_runs,
         }
 
 
@@ -95,7 +97,7 @@ def alike(a: TableMeld, b: TableMeld, req: Requirement, span: Span) -> str | Non
         if req.distinct_set_ranks and rank(a.ids[0]) == rank(b.ids[0]):
             return "contract.same-rank"
         return None
-    if a.kind.endswith("run") and b.kind.endswith("run"):
+    if a.kind.endswith("run") and b.kind.endswith("run") and req.distinct_runs:
         (sa, alo, ahi), (sb, blo, bhi) = span(a), span(b)
         if sa != sb:
             return None
@@ -163,8 +165,8 @@ class ContractGame(DrawMeldDiscard):
         "opened": Field("bool", "whether you have met this deal's requirement (gone down)"),
         "contract": Field(
             "object",
-            "this deal's requirement for you: {name, parts: [{kind, min_size}], min_cards}; `parts` are the "
-            "combinations to meld (all at once, the contract's melds first in the play, unless `free_melding`)",
+            "this deal's requirement for you: {name, parts: [{kind, min_size}], min_cards, distinct_runs}; `parts` are "
+            "the combinations to meld (all at once, the contract's melds first in the play, unless `free_melding`)",
         ),
         "free_melding": Field("bool", "whether you may meld anything at any time (the requirement gates going out)"),
         "melds_after": Field("bool", "whether further melds are allowed once down (else lay-offs only)"),
@@ -365,26 +367,62 @@ def find_contract(
 
 
 def find_cover(
-    hand: Sequence[str], reqs: Sequence[Requirement], candidates: Sequence[TableMeld]
+    hand: Sequence[str], reqs: Sequence[Requirement], candidates: Sequence[TableMeld], spare: int = 0
 ) -> list[TableMeld] | None:
-    """Melds holding every card of `hand` exactly that meet one of the whole-hand patterns `reqs`; None if none."""
-    most = max(len(r.parts) for r in reqs)
+    """Melds holding every card of `hand` exactly that meet one of the whole-hand patterns `reqs`; None if none.
+    With `spare`, up to that many cards may be left out (a final discard: the cards the melds do not hold)."""
+    search = _Cover(hand, reqs, candidates)
+    return search.cover(search.full, [], spare)
 
-    def cover(left: Counter, chosen: list[TableMeld]) -> list[TableMeld] | None:
-        if not +left:
-            return chosen if any(not isinstance(match(r, chosen, exact=True), str) for r in reqs) else None
-        if len(chosen) == most:
-            return None
-        first = min(c for c in left if left[c] > 0)
+
+class _Cover:
+    """find_cover's search over count vectors: the lowest card left goes into a meld holding it (or is spared).
+    Where no "not alike" rule is in force, whether melds meet a pattern depends on their kinds and sizes only,
+    so a state (cards left, shapes chosen) that failed once is not searched again."""
+
+    def __init__(self, hand: Sequence[str], reqs: Sequence[Requirement], candidates: Sequence[TableMeld]):
+        counts = Counter(hand)
+        codes = sorted(counts)
+        index = {c: i for i, c in enumerate(codes)}
+        self.reqs, self.most = reqs, max(len(r.parts) for r in reqs)
+        self.full = tuple(counts[c] for c in codes)
+        self.by_low: list[list[tuple[TableMeld, tuple[int, ...]]]] = [[] for _ in codes]
         for meld in candidates:
             need = Counter(meld.cards)
-            if first in need and all(left[c] >= k for c, k in need.items()):
-                found = cover(left - need, [*chosen, meld])
+            if all(k <= counts[c] for c, k in need.items()):
+                self.by_low[min(index[c] for c in need)].append((meld, tuple(need[c] for c in codes)))
+        self.by_shape = all(
+            not r.distinct_runs and not (r.distinct_set_ranks and any(p.kind.endswith("set") for p in r.parts))
+            for r in reqs
+        )
+        self.failed: set[tuple] = set()
+
+    def cover(self, left: tuple[int, ...], chosen: list[TableMeld], spare: int) -> list[TableMeld] | None:
+        """Melds completing `chosen` with the cards `left` (all but up to `spare` of them), or None."""
+        if not any(left):
+            return chosen if self.met(chosen) else None
+        if len(chosen) == self.most and not spare:
+            return None
+        key = (left, spare, tuple(sorted((m.kind, len(m.cards)) for m in chosen))) if self.by_shape else None
+        if key in self.failed:
+            return None
+        first = next(i for i, k in enumerate(left) if k)
+        for meld, need in self.by_low[first] if len(chosen) < self.most else ():
+            if all(a >= b for a, b in zip(left, need)):
+                found = self.cover(tuple(a - b for a, b in zip(left, need)), [*chosen, meld], spare)
                 if found is not None:
                     return found
+        if spare:  # the lowest card left is the one left out
+            found = self.cover(tuple(k - (i == first) for i, k in enumerate(left)), chosen, spare - 1)
+            if found is not None:
+                return found
+        if key is not None:
+            self.failed.add(key)
         return None
 
-    return cover(Counter(hand), [])
+    def met(self, melds: list[TableMeld]) -> bool:
+        """Whether `melds` meet one of the patterns."""
+        return any(not isinstance(match(r, melds, exact=True), str) for r in self.reqs)
 
 
 def _size(meld: TableMeld) -> int:

@@ -5,6 +5,7 @@ from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.classic import Classic
+from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.gin import Gin
@@ -36,6 +37,7 @@ VARIANTS: dict[str, type[Game]] = {
         Robbers,
         MayI,
         Contract,
+        Continental,
     )
 }
 
