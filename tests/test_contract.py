@@ -284,3 +284,14 @@ def test_a_wild_deuce_costs_fifteen():
 def test_the_lowest_total_wins_and_equal_totals_share():
     g = Contract(3, {}, seed=1)
     assert g.ranks([30, 10, 10]) == [3, 1, 1]
+
+
+def test_eval_says_which_deals_a_hand_can_go_down_in():
+    hand = ["3S", "3H", "JK", "5C", "6C", "7C", "8C", "9D", "9S", "9H"]
+    res = Contract.evaluate(hand)
+    assert res["points"] == sum(map(Contract.hooks_only().penalty, hand))
+    met = {c["deal"]: c["identities"] for c in res["contracts"]}
+    assert met[1] is not None and len(met[1]) == 2 and met[2] is not None
+    assert met[3] is None  # one sequence of four only (a joker makes 5C-9C or 3S 3H JK, not both)
+    assert met[5] == [["3S", "3H", "3D"], ["9S", "9H", "9D"], ["5C", "6C", "7C", "8C"]]  # the joker as 3D
+    assert all(met[d] is None for d in (4, 6, 7))

@@ -1,13 +1,16 @@
 """May I? (rules/may-i.md): the worked examples, the contract rules, the sealed claims, the spread pile, the sixth
 deal and the two scoring columns, at engine level."""
 
+import json
 from collections import Counter
 
 import pytest
 import rigging
 from rigging import illegal
+from typer.testing import CliRunner
 
 from protocol.messages import Claim, Discard, Draw, LayOff, Meld, Pass
+from referee.cli import app
 from referee.rules.variants.may_i import MayI
 
 # four seats A B C D = 0 1 2 3; A discards, B is the next player N
@@ -493,3 +496,30 @@ def test_the_winner_has_the_most_bonus_then_the_fewest_penalties_and_ties_share(
     assert result["ranks"] == [1, 3, 2, 4]
     g = go_out_in_deal_5((0, 20, 0, 0), penalties=(60, 60 - hand, 0, 0), winner=0)
     assert g.result()["ranks"] == [1, 1, 3, 3]  # equal bonus and penalties share the win
+
+
+def test_a_stock_emptied_by_a_claim_is_rebuilt_after_the_claimants_discard():
+    g = four(discard=("9D", "7H", "3C"), stock=("2S", "QS"))
+    discard_x(g)  # stock 2S, pile 9D 7H 3C KH
+    answer(g, D=1)
+    g.apply(1, [Pass()])
+    assert g.stock == [] and "2S" in g.hands[3]
+    g.apply(3, [Discard("5C")])
+    # turned over: the earliest discard (9D) is the top of the new stock, the last one stays up
+    assert g.piles[0] == ["5C"] and g.stock == ["3C", "7H", "9D"] and g.to_act() == [1]
+
+
+# --- romis eval ----------------------------------------------------------------------------------
+
+
+def test_eval_says_what_the_hand_costs_and_which_deals_it_can_go_down_in():
+    hand = "3S 3H 3D 3S 3H 3C 5C 6C 7C 9D"
+    out = CliRunner().invoke(app, ["eval", "may-i", "--hand", hand, "--json"])
+    assert out.exit_code == 0
+    res = json.loads(out.stdout)
+    assert res["points"] == sum(map(MayI.hooks_only().penalty, hand.split()))
+    met = {c["deal"]: c["melds"] for c in res["contracts"]}
+    assert met[1] is None  # six 3s are not two sets (Worked example 2)
+    assert met[2] == [["3S", "3S", "3H", "3H", "3D", "3C"], ["5C", "6C", "7C"]]  # the most cards: all six 3s
+    assert met[3] is None and met[4] is None and met[5] is None and met[6] is None
+    assert [c["contract"] for c in res["contracts"]][:2] == ["two sets", "one set + one sequence"]

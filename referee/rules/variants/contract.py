@@ -1,6 +1,8 @@
 """Contract Rummy (Kontraktinis romis): rules/contract.md, based on rules/may-i.md. Seven contracts, sequences of
 four or more, further melds once down, a joker to win back from sequences, optional wild deuces."""
 
+from typing import Any
+
 from protocol.cards import JOKER
 from protocol.messages import Exchange, LayOff, Meld
 from referee.rules.cards import deck, rank
@@ -9,6 +11,7 @@ from referee.rules.contracts import contract
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, exchange, exchange_to_end
+from referee.rules.variants.may_i import contracts_met
 
 DEUCES = frozenset(r + s for r in "2" for s in "SHDC")
 
@@ -69,6 +72,13 @@ class Contract(Claims):
         if card == JOKER or rank(card) == 1 or (self.opts["deuces_wild"] and card in DEUCES):
             return 15
         return min(rank(card), 10)
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """What the hand costs if the deal ends now (every card held counts), and deal by deal whether it can go
+        down (`contracts`; default options, so deuces are not wild)."""
+        rules = cls.hooks_only().meld_rules
+        return {**super().evaluate(hand), "contracts": contracts_met(hand, SCHEDULE, rules)}
 
     def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
         if not isinstance(op, Exchange) or not self.can_lay_off(seat):
