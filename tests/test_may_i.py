@@ -70,6 +70,7 @@ def test_example_1a_d_claims_and_nobody_before_him_wants_it():
     assert Counter(g.hands[3]) - Counter(f"{FILLER} 5C".split()) == Counter({"KH": 1, g.hands[3][-1]: 1})
     assert len(g.stock) == stock - 1  # the penalty stock card
     assert "KH" not in [o.card for o in g.decision(3).options]  # Ambiguity 22
+    assert g.view(3)["taken"] == "KH" and g.view(1)["taken"] is None  # the claimant took it, not B
     g.apply(3, [Discard("5C")])
     assert len(g.hands[3]) == 7  # one card more than before the claim
     assert g.piles[0][-1] == "5C" and g.to_act() == [1] and g.phase == "draw" and g.stage is None  # B plays on
