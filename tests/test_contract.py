@@ -222,6 +222,12 @@ def test_a_deuce_placed_as_itself_is_natural():
     assert g.table[0].ids[:2] == ("2H", "2D") and g.table[1].cards == g.table[1].ids
 
 
+def test_a_deuce_placed_as_itself_is_not_a_wild_card_to_exchange():
+    run = TableMeld("run", ("AS", "2S", "3S", "4S"), ("AS", "2S", "3S", "4S"), 0)
+    g = three("2S 3C 4C", table=[run], opened=[True, True, False], deuces_wild=True)
+    assert illegal(g, 0, [Draw("stock"), Exchange(0, "2S")]) == "exchange.no-wild"
+
+
 def test_with_wild_deuces_a_natural_two_wins_back_a_joker_standing_for_it():
     run = TableMeld("run", ("AH", "JK", "3H", "4H"), ("AH", "2H", "3H", "4H"), 1)
     g = three("2H 3C 4C", table=[run], opened=[True, True, False], deuces_wild=True)
