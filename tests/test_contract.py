@@ -301,3 +301,16 @@ def test_eval_says_which_deals_a_hand_can_go_down_in():
     assert met[3] is None  # one sequence of four only (a joker makes 5C-9C or 3S 3H JK, not both)
     assert met[5] == [["3S", "3H", "3D"], ["9S", "9H", "9D"], ["5C", "6C", "7C", "8C"]]  # the joker as 3D
     assert all(met[d] is None for d in (4, 6, 7))
+
+
+@pytest.mark.parametrize(("deal", "last"), [(5, False), (6, True)])
+def test_only_in_deal_7_the_last_card_may_not_be_discarded(deal, last):
+    table = ["5S 5H 5D", "7S 7H 7D 7C", "9C TC JC QC"]
+    g = three("9H", deal=deal, table=table, opened=[True, False, False], stock=("KC",) * 5 + ("5C",))
+    ops = [Draw("stock"), LayOff(0, ["5C"]), Discard("9H")]
+    if last:
+        assert illegal(g, 0, ops) == "contract.final-discard"
+        assert illegal(g, 0, ops[:2]) == "contract.keep-two"
+    else:
+        g.apply(0, ops)
+        assert g.deal_results[0]["winner"] == 0
