@@ -263,10 +263,11 @@ def test_the_contract_and_lay_offs_in_one_play():
     assert sorted(g.hands[0]) == ["5D", "7H", "9D"]
 
 
-def test_a_sequence_may_have_an_ace_at_both_ends_but_not_turn_the_corner():
-    g = rig(["QH KH AH 2H", FILLER, FILLER], deal=2)
-    assert g.meld_rules.ace_both_ends
-    assert illegal(g, 0, [Draw("stock"), Meld(["KH", "AH", "2H"]), Meld(["QH", "KH", "AH"])]) != ""
+def test_a_sequence_does_not_turn_the_corner_so_q_k_a_and_a_2_3_are_two_sequences():
+    g = rig(["QH KH AH 2H 3H AH 9C", FILLER, FILLER], deal=2)
+    assert illegal(g, 0, [Draw("stock"), Meld(["KH", "AH", "2H"])]) == "run.invalid"
+    g.apply(0, [Draw("stock"), Meld(["QH", "KH", "AH"]), Meld(["AH", "2H", "3H"]), Discard("9C")])
+    assert g.opened[0] and [m.ids for m in g.table] == [("QH", "KH", "AH"), ("AH", "2H", "3H")]
 
 
 # --- taking several discards (Worked example 4) ------------------------------------------------
