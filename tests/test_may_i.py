@@ -525,3 +525,15 @@ def test_eval_says_what_the_hand_costs_and_which_deals_it_can_go_down_in():
     assert met[2] == [["3S", "3S", "3H", "3H", "3D", "3C"], ["5C", "6C", "7C"]]  # the most cards: all six 3s
     assert met[3] is None and met[4] is None and met[5] is None and met[6] is None
     assert [c["contract"] for c in res["contracts"]][:2] == ["two sets", "one set + one sequence"]
+
+
+def test_a_claimant_only_discards_and_the_next_player_only_takes_or_passes():
+    g = four()
+    discard_x(g)
+    answer(g, D=1)
+    assert illegal(g, 1, [Draw("stock")]) == "claim.priority"  # he draws from the stock in his turn, after it
+    g.apply(1, [Pass()])
+    assert illegal(g, 3, [LayOff(0, ["5C"])]) == "claim.discard"  # Ambiguity 13: no melds, no lay-offs
+    assert illegal(g, 3, [Discard("5C"), Discard("4C")]) == "claim.discard"
+    assert illegal(g, 3, [Discard("KH")]) == "discard.rediscard"
+    assert illegal(g, 1, [Draw("stock")]) == "turn.not-your-turn"
