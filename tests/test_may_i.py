@@ -537,3 +537,12 @@ def test_a_claimant_only_discards_and_the_next_player_only_takes_or_passes():
     assert illegal(g, 3, [Discard("5C"), Discard("4C")]) == "claim.discard"
     assert illegal(g, 3, [Discard("KH")]) == "discard.rediscard"
     assert illegal(g, 1, [Draw("stock")]) == "turn.not-your-turn"
+
+
+def test_with_no_rebuild_left_only_what_the_stock_holds_can_be_taken():
+    g = four(discard=("9D", "7H", "3C"), stock=("2S", "QS"))
+    g.rebuilds = g.opts["max_stock_rebuilds"]
+    discard_x(g)  # stock 2S, pile 9D 7H 3C KH
+    assert [o.depth for o in g.decision(2).options if isinstance(o, Claim)] == [1]
+    answer(g, C=1)
+    assert [o.depth for o in g.decision(1).options if isinstance(o, Draw)] == [1, 2]  # k - 1 = 1 stock card
