@@ -145,8 +145,8 @@ class Claims(ContractGame):
             discarder, nxt = self.window
             v["claim"] = {"stage": self.stage, "discarder": discarder, "next": nxt, "claimant": self.claimant}
             v["phase"] = self.stage
-            if seat == self.claimant:
-                v["taken"] = self.taken
+            # the card taken in the window is the claimant's, not the next player's (whose turn it is)
+            v["taken"] = self.taken if seat == self.claimant else None
         return v
 
     def fallback(self, seat: int) -> list[Op]:

@@ -6,11 +6,12 @@ from typing import Any
 from protocol.messages import Decision, Draw, Op
 from referee.rules.cards import deck, rank
 from referee.rules.claims import Claims
-from referee.rules.contracts import contract
+from referee.rules.contracts import Requirement, contract, find_contract
 from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules
+from referee.rules.solver import candidate_melds
 
 # rules/may-i.md, Valid combinations: the ace low or high, a sequence may have an ace at both ends; no wild cards
 MAY_I_MELDS = MeldRules(ace_both_ends=True, wilds=frozenset())
@@ -23,6 +24,18 @@ SCHEDULE = (
     contract("run", "run", "set"),  # the optional sixth deal
 )
 VALUES = {1: 15, 11: 10, 12: 10, 13: 10}  # Scoring
+
+
+def contracts_met(hand: list[str], schedule: tuple[Requirement, ...], rules: MeldRules) -> list[dict[str, Any]]:
+    """Deal by deal, the melds with which `hand` could go down (using the most cards), or None (`romis eval`)."""
+    candidates = candidate_melds(hand, rules)
+    out = []
+    for deal, req in enumerate(schedule, 1):
+        found = find_contract(hand, req, candidates)
+        melds = None if found is None else [list(m.cards) for m in found]
+        ids = None if found is None else [list(m.ids) for m in found]
+        out.append({"deal": deal, "contract": req.describe()["name"], "melds": melds, "identities": ids})
+    return out
 
 
 class MayI(Claims):
@@ -83,6 +96,12 @@ class MayI(Claims):
 
     def penalty(self, card: str) -> int:
         return VALUES.get(rank(card), rank(card))
+
+    @classmethod
+    def evaluate(cls, hand: list[str]) -> dict[str, Any]:
+        """What the hand costs if the deal ends now (every card held counts), and deal by deal whether it can go
+        down (`contracts`)."""
+        return {**super().evaluate(hand), "contracts": contracts_met(hand, SCHEDULE, MAY_I_MELDS)}
 
     # --- the spread pile --------------------------------------------------------------
     def draw_options(self, seat: int) -> list[Op]:
