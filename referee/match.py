@@ -126,7 +126,8 @@ class Match:
         """The match result: per seat bot, name, total, rank, fault, timings."""
         res = self.game.result()
         ranks = final_ranks(self.game, [s.fault is not None for s in self.seats])
-        return {"totals": res["totals"], "ranks": ranks, "deals": res["deals"], "seats": self.seats}
+        # a variant's extra result fields come along (may-i: the penalty column beside the bonus totals)
+        return {**res, "ranks": ranks, "seats": self.seats}
 
     # --- start and handshake ------------------------------------------------------
     async def _start_all(self, group: BotGroup) -> None:

@@ -58,6 +58,8 @@ class Outcome:
                 "rank": self.result["ranks"][i],
                 "fault": s.fault,
             }
+            if "penalties" in self.result:  # may-i: bonus points rank first, then the fewest penalty points
+                row["penalty"] = self.result["penalties"][i]
             if s.fault:
                 row["fault_detail"] = s.fault_detail
             if timings:
@@ -260,7 +262,10 @@ async def _run_until(match: Match, stop_on: tuple[int, ...], stopped_by: list[in
 def deal_line(deal: dict[str, Any]) -> str:
     """One finished deal: who won, the deal's scores and the totals after it."""
     who = f"seat {deal['winner']} won" if deal["winner"] is not None else "no winner"
-    return f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
+    line = f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
+    if "penalties" in deal:
+        line += f"; penalties {deal['penalties']} -> {deal['penalty_totals']}"
+    return line
 
 
 def render_text(out: Outcome, deals: bool = True) -> str:
@@ -269,14 +274,15 @@ def render_text(out: Outcome, deals: bool = True) -> str:
     if deals:
         lines += ["  " + deal_line(d) for d in out.result["deals"]]
     seats = out.result["seats"]
-    rows = [("rank", "seat", "score", "bot", "fault")]
+    penalties = out.result.get("penalties")  # may-i: a second column, which breaks ties on the first
+    rows = [("rank", "seat", "score" if penalties is None else "bonus/penalty", "bot", "fault")]
     for i in sorted(range(len(seats)), key=lambda i: (out.result["ranks"][i], i)):
         s = seats[i]
         rows.append(
             (
                 str(out.result["ranks"][i]),
                 str(i),
-                f"{out.result['totals'][i]:g}",
+                f"{out.result['totals'][i]:g}" + ("" if penalties is None else f"/{penalties[i]:g}"),
                 f"{s.name or '?'} ({s.command})",
                 f"{s.fault}: {s.fault_detail}" if s.fault else "-",
             )
