@@ -17,7 +17,8 @@ skipped. The target applies to the plain row.
 `--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed).
 `--only LABEL` (repeatable) runs only those rows and `--seeds N` only the first N seeds: a shortened run,
 e.g. under `valgrind --tool=callgrind`, where the difference between two seed counts gives instructions
-per decision.
+per decision. `--against SLUG` plays the plain row of that variant too, after the others, and prints the ratio
+of the two figures (issue 10: may-i against classic, target <= 1.5x).
 """
 
 import argparse
@@ -185,10 +186,30 @@ def report_matches(
     return met
 
 
+def compare(args: argparse.Namespace, rtt_wall: float) -> None:
+    """The plain row of `args.variant` against that of `args.against`, played now, one after the other: referee
+    CPU per decision in the match loop (the fair figure: matches of different lengths share the start-up cost of
+    three bots over different numbers of decisions) and in the whole match."""
+    mine = run_matches(args.variant, args.seeds, PLAIN)
+    base = run_matches(args.against, args.seeds, PLAIN)
+    for name, k in (("match loop", 2), ("whole match", 1)):
+        per_mine, per_base = mine[k] / mine[0], base[k] / base[0]
+        print(
+            f"  [plain, {args.variant} against {args.against}, {name}] {per_mine * 1e6:.1f} µs against "
+            f"{per_base * 1e6:.1f} µs referee CPU per decision ({mine[0]} and {base[0]} decisions): "
+            f"{per_mine / per_base:.2f}x"
+        )
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """The bench's command line; a variant it does not know is one line and exit 2."""
     p = argparse.ArgumentParser(prog="bench/referee.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="classic", help="the variant to measure (default classic)")
+    p.add_argument(
+        "--against",
+        metavar="SLUG",
+        help="also play the plain row of this variant (e.g. classic) and print the ratio of referee CPU per decision",
+    )
     p.add_argument("--profile", action="store_true", help="print cProfile hot spots of the plain matches")
     p.add_argument(
         "--only", action="append", choices=[label for label, _ in CONFIGS], help="run only this row (repeatable)"
@@ -203,8 +224,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     try:
+        for slug in filter(None, (args.variant, args.against)):
+            find_variant(slug)(len(seat_commands(slug)), OPTIONS, SEEDS[0])  # an unknown slug, options it refuses
         args.variant = find_variant(args.variant).slug
-        find_variant(args.variant)(len(seat_commands(args.variant)), OPTIONS, SEEDS[0])  # options it refuses
     except ConfigError as e:
         p.exit(2, f"bench/referee.py: {e}\n")
     args.seeds = SEEDS[: args.seeds]
@@ -242,6 +264,8 @@ def main() -> None:
         met = report_matches(label, flags, args, rtt_wall, rtt_cpu)
         if flags is PLAIN:
             verdicts.append(met)
+    if args.against:
+        compare(args, rtt_wall)
     if args.profile or not all(verdicts):
         profile_matches(args.variant, args.seeds)
 

@@ -12,6 +12,7 @@ fixed number of deals.
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import permutations
 from typing import Any
 
@@ -54,13 +55,20 @@ class Requirement:
         return sum(p.min_size for p in self.parts)
 
     def describe(self) -> dict[str, Any]:
-        """The requirement as a bot reads it (decision constraints, the view)."""
-        return {
-            "name": self.name or describe_parts(self.parts),
-            "parts": [{"kind": p.kind, "min_size": p.min_size} for p in self.parts],
-            "min_cards": self.min_cards,
-            "distinct_runs": self.distinct_runs,
-        }
+        """The requirement as a bot reads it (decision constraints, the view); one shared dict per requirement,
+        made once (every request carries every seat's), so callers must not change it."""
+        return _described(self)
+
+
+@cache
+def _described(req: Requirement) -> dict[str, Any]:
+    self = req
+    return {
+        "name": self.name or describe_parts(self.parts),
+        "parts": [{"kind": p.kind, "min_size": p.min_size} for p in self.parts],
+        "min_cards": self.min_cards,
+        "distinct_runs": self.distinct_runs,
+    }
 
 
 def describe_parts(parts: Sequence[Part]) -> str:
@@ -204,7 +212,14 @@ class ContractGame(DrawMeldDiscard):
     def start_deal(self) -> None:
         self.down_melds: list[list[int]] = [[] for _ in range(self.n)]  # this play's contract melds, per seat
         self.discard_due = True
+        # every request carries every seat's requirement: described once a deal (they change only between deals)
+        self.described = [self.describe_requirements(s) for s in range(self.n)]
         super().start_deal()
+
+    def describe_requirements(self, seat: int) -> dict[str, Any]:
+        """The seat's requirement this deal as a bot reads it (alternative patterns: `{patterns: [...]}`)."""
+        reqs = self.requirements(seat)
+        return reqs[0].describe() if len(reqs) == 1 else {"patterns": [r.describe() for r in reqs]}
 
     def decision(self, seat: int) -> Decision:
         d = super().decision(seat)
@@ -218,10 +233,9 @@ class ContractGame(DrawMeldDiscard):
 
     def contract_constraints(self, seat: int) -> dict[str, Any]:
         """The constraints every decision of the family carries."""
-        reqs = self.requirements(seat)
         return {
             "opened": self.opened[seat],
-            "contract": reqs[0].describe() if len(reqs) == 1 else {"patterns": [r.describe() for r in reqs]},
+            "contract": self.described[seat],
             "free_melding": self.free_melding,
             "melds_after": self.melds_after,
             "last_deal": self.last_deal and self.last_deal_no_final_discard,
@@ -230,8 +244,7 @@ class ContractGame(DrawMeldDiscard):
 
     def view(self, seat: int) -> dict[str, Any]:
         v = super().view(seat)
-        reqs = [self.requirements(s) for s in range(self.n)]
-        v["contracts"] = [r[0].describe() if len(r) == 1 else {"patterns": [x.describe() for x in r]} for r in reqs]
+        v["contracts"] = list(self.described)
         v["deals"] = self.deals
         return v
 
