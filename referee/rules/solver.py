@@ -12,6 +12,7 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement, product
 
 from protocol.cards import JOKER, RANKS, SUITS
+from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, naturals_needed
@@ -129,6 +130,8 @@ class _Search:
 
 def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
     """Every valid meld from the cards counted, keyed by (kind, sorted cards)."""
+    if rules.kinds:
+        return kinds.candidates(counts, rules)
     wilds = {c: n for c, n in counts.items() if c in rules.wilds}
     n_wild = sum(wilds.values())
     naturals = {c: n for c, n in counts.items() if c != JOKER}  # a wild deuce may stand for itself
