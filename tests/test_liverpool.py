@@ -153,6 +153,15 @@ def test_place_five_needs_three_runs_none_joinable(second, ok):
         assert illegal(g, 4, ops) == "contract.final-discard"
 
 
+def test_place_five_same_colour_runs_over_the_same_ranks_count_once():
+    # the suits of a colour mix freely, so 5H 6D 7H and 5D 6H 7D are the same red run twice (contract.md, Ambiguity 5)
+    table = [meld("5H 6D 7H", "red-run", 4), meld("5D 6H 7D", "red-run", 4), meld("9S TC JS", "black-run", 4)]
+    g = rig(["5C 6C"] * 4 + ["KS 8C"], table=table, turn=4)
+    assert not g.may_go_out(4)
+    g.table[1] = meld("5D 6H 7D 8D", "red-run", 4)  # overlapping, not identical, not joinable: it counts
+    assert g.may_go_out(4)
+
+
 def test_place_six_sets_may_share_a_rank():
     table = [meld("8S 8H 8D", "high-set", 5), meld("9S 8C 9D", "high-set", 5), meld("3S 3H 4D", "low-set", 5)]
     g = rig(["5C 6C"] * 5 + ["4C"], table=table, turn=5)

@@ -99,7 +99,7 @@ def alike(a: TableMeld, b: TableMeld, req: Requirement, span: Span) -> str | Non
         (sa, alo, ahi), (sb, blo, bhi) = span(a), span(b)
         if sa != sb:
             return None
-        if sorted(a.ids) == sorted(b.ids):
+        if (alo, ahi) == (blo, bhi):  # one suit (or colour: liverpool) over the same ranks
             return "contract.identical"
         if ahi + 1 == blo or bhi + 1 == alo:
             return "contract.joinable"
