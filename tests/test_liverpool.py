@@ -219,6 +219,15 @@ def test_a_deuce_in_a_high_set_is_exchanged_as_a_lay_off():
     assert sorted(g.table[0].cards) == sorted(["KS", "KH", "2C", "JD"])
 
 
+def test_the_draw_comes_first_then_melds_in_any_order():
+    g = rig(["9H TD JH 5C 6C 3D 8S KS", "3C"], stock=("3C", "7C"))
+    assert illegal(g, 0, [Meld(["9H", "TD", "JH"], kind="red-run")]) == "play.before-draw"
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["5C", "6C", "7C"], kind="low-set"), LayOff(0, ["3D"]), Meld(["9H", "TD", "JH"], kind="red-run")])
+    g.apply(0, [Discard("8S")])
+    assert [m.kind for m in g.table] == ["low-set", "red-run"] and g.table[0].cards[-1] == "3D"
+
+
 def test_a_meld_that_fits_two_kinds_must_be_named():
     g = rig(["9H TD JH 5C 6C", "3C"])
     g.apply(0, [Draw("stock")])

@@ -60,6 +60,7 @@ class Liverpool(Claims):
     low_wins = False  # End of the match: the highest total wins
     meld_rules = LIVERPOOL_MELDS
     free_melding = True
+    predraw_plays = False  # Turn structure: the draw comes first; then melds, lay-offs, exchanges (Ambiguity 14)
     hand_size = 10
     unused_options = frozenset({"shuffle_on_rebuild"})  # Ambiguity 5: the whole pile is always shuffled
     OPTIONS = {
