@@ -74,9 +74,12 @@ def test_a_two_is_never_a_rank():
 
 
 def test_every_meld_needs_a_natural_card():
-    with pytest.raises(IllegalAction) as e:
-        new_meld(["2H", "2S", "2C"], R, kind="high-set")
-    assert e.value.rule == "meld.invalid"
+    named = {"high-set": ["KS", "KH", "KD"], "red-run": ["3H", "4D", "5H"], "black-run": ["3S", "4C", "5S"]}
+    for kind, ident in named.items():
+        for given in (None, ident):
+            with pytest.raises(IllegalAction) as e:
+                new_meld(["2H", "2S", "2C"], R, kind=kind, identities=given)
+            assert e.value.rule == "meld.natural"
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,7 @@ def broken(kind: MeldKind, ids: Sequence[str]) -> str | None:
         return f"{kind.base}.ranks"
     if kind.base == "run":
         ps = sorted(p for p in places if p is not None)
-        if len(set(ps)) != len(ps) or ps[-1] - ps[0] != len(ps) - 1:
+        if ps and (len(set(ps)) != len(ps) or ps[-1] - ps[0] != len(ps) - 1):
             return "run.invalid"
     return None
 
@@ -149,6 +149,8 @@ def assign(
         check(kind, [*fixed, *ids])
         return kind.name, ids
     naturals = [c for c in cards if c not in rules.wilds]
+    if not fixed and not naturals:  # Ambiguity 6 of rules/liverpool.md: what the meld is would be undefined
+        raise IllegalAction("meld.natural", "a new meld needs at least one natural card")
     filled = fill(kind, [*fixed, *naturals], len(wild_at))
     if filled is None:
         check(kind, [*fixed, *naturals])  # says what is wrong with the natural cards, if anything
