@@ -2,6 +2,10 @@
 the immediate shuffled rebuild and the zero-sum scoring."""
 
 import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import rigging
@@ -312,3 +316,23 @@ def test_greedy_melds_its_requirement_when_the_hand_holds_it():
     assert sorted(op.kind for op in ops if isinstance(op, Meld)) == ["high-set", "low-set"]
     g.apply(0, ops)
     assert g.deal_results[-1]["winner"] == 0  # out by melding the requirement
+
+
+# --- the sample bots over pipes -------------------------------------------------------------------------------------
+@pytest.mark.e2e
+@pytest.mark.parametrize("players", [2, 8])
+def test_the_sample_bots_play_it_legally_over_pipes_and_the_record_replays(tmp_path, players):
+    bots = ["python -m sample_bots.greedy", "node sample_bots/js/random.js", "python -m sample_bots.random"]
+    if shutil.which("node") is None:
+        pytest.skip("node (Node.js) is not installed: make node")
+    rec = tmp_path / "m.jsonl"
+    args = ["play", "liverpool", "--seed", "4", "--json", "--record", str(rec)]
+    for s in range(players):
+        args += ["--bot", bots[s % len(bots)]]
+    root = Path(__file__).resolve().parent.parent
+    played = subprocess.run([sys.executable, "-m", "referee", *args], cwd=root, capture_output=True, text=True)
+    assert played.returncode == 0, played.stderr
+    out = json.loads(played.stdout)
+    assert out["deals"] == 6 and all(s["fault"] is None for s in out["seats"])
+    replayed = subprocess.run([sys.executable, "-m", "referee", "replay", str(rec)], cwd=root, capture_output=True)
+    assert replayed.returncode == 0, replayed.stderr
