@@ -6,6 +6,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import Claim, Decision, Discard, Draw, LayOff, Meld, Op, Pass
+from referee.rules import kinds
 from referee.rules.contracts import ContractGame, Part, Requirement, find_contract, find_cover, match
 from referee.rules.melds import TableMeld
 from referee.rules.solver import best_split, candidate_melds
@@ -125,13 +126,20 @@ def _toward(brain: "Brain", req: Requirement, own: list[TableMeld], hand: list[s
     span, parts = _family(brain).span, req.parts
     if not isinstance(match(req, own, exact=False, span=span), str):
         return []
-    found = candidate_melds(hand, brain.rules)
+    rules = brain.rules
+    found = [] if rules.kinds else candidate_melds(hand, rules)
+
+    def find(want: Requirement) -> list[TableMeld] | None:  # named kinds: sets are dealt out, not listed
+        return (
+            kinds.find_requirement(hand, want, rules, span) if rules.kinds else find_contract(hand, want, found, span)
+        )
+
     for size in range(len(parts), 0, -1):
         for chosen in combinations(range(len(parts)), size):
             sub = Requirement(tuple(parts[i] for i in chosen), "", req.distinct_set_ranks)
             for k in range(1, size + 1):  # the hand supplies as few parts as it can: the own melds meet the rest
                 for mine in combinations(sub.parts, k):
-                    melds = find_contract(hand, Requirement(mine, "", req.distinct_set_ranks), found, span)
+                    melds = find(Requirement(mine, "", req.distinct_set_ranks))
                     if melds and not isinstance(match(sub, own + melds, exact=False, span=span), str):
                         return melds
     return []

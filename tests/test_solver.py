@@ -476,3 +476,23 @@ def test_named_kinds_best_split_melds_mixed_suit_runs_and_mixed_rank_sets():
     split = best_split(hand, KINDS, lambda c: 10)
     assert not split.deadwood  # no two cards share a suit and a run, nor a rank: only the named kinds meld them all
     assert best_split(hand, MeldRules(wilds=KINDS.wilds), lambda c: 10).deadwood
+
+
+def test_named_kinds_best_split_agrees_with_the_search_over_every_meld():
+    """The named-kinds split (runs searched, sets counted) leaves as little deadwood as the generic search over
+    every listed meld, which small hands can still afford."""
+    from referee.rules.solver import _Search
+    from referee.rules.variants.liverpool import LIVERPOOL_MELDS as KINDS
+    from referee.rules.variants.liverpool import Liverpool
+
+    value, rng = Liverpool.hooks_only().penalty, random.Random(5)
+    for _ in range(150):
+        hand = rng.sample(deck(packs=2), 9)
+        search = _Search(hand, KINDS, value)
+        listed = search.split(search.full)
+        split = best_split(hand, KINDS, value)
+        assert (split.points, len(split.deadwood)) == (listed.points, len(listed.deadwood)), hand
+        assert sorted([*(c for m in split.melds for c in m.cards), *split.deadwood]) == sorted(hand)
+        for m in split.melds:
+            ident = [x for c, x in zip(m.cards, m.ids) if c in KINDS.wilds] or None
+            new_meld(list(m.cards), KINDS, identities=ident, kind=m.kind)

@@ -10,9 +10,10 @@ suit; any natural card of that rank and of the kind's suits may take its place (
 """
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations_with_replacement
+from functools import cache
+from itertools import combinations_with_replacement, islice
 from typing import TYPE_CHECKING
 
 from protocol.cards import RANKS
@@ -20,9 +21,12 @@ from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
 
 if TYPE_CHECKING:
+    from referee.rules.contracts import Requirement, Span
     from referee.rules.melds import MeldRules, TableMeld
 
-SET_SIZES = (3, 4, 5)  # every larger set splits into these, so the solver lists only them (lay-offs grow a set)
+SET_SIZES = (3, 4, 5)  # every larger set splits into these, so candidates list only them (lay-offs grow a set)
+SET_CAP = 300  # set candidates listed per kind: a hand of many cards of one range holds thousands
+_SCALE = 1 << 12  # as in solver.py: fewer points first, then more cards melded
 
 
 @dataclass(frozen=True)
@@ -162,16 +166,21 @@ def assign(
 
 
 # --- every meld of a hand, for the solver ---------------------------------------------------------------------------
-def candidates(counts: Counter, rules: "MeldRules") -> dict[tuple, "TableMeld"]:
-    """Every meld of the kinds that the cards counted can form, keyed by (kind, sorted cards); sets of 3 to 5 cards
-    only (a larger set is worth as much split into these)."""
+def candidates(
+    counts: Counter, rules: "MeldRules", bases: tuple[str, ...] = ("run", "set")
+) -> dict[tuple, "TableMeld"]:
+    """The melds of the kinds (of `bases`) that the cards counted can form, keyed by (kind, sorted cards): every
+    run, and sets of 3 to 5 cards (a larger set is worth as much split into these), at most SET_CAP per kind."""
     from referee.rules.melds import TableMeld
 
     wilds = Counter({c: n for c, n in counts.items() if c in rules.wilds})
     out: dict[tuple, TableMeld] = {}
-    for kind in rules.kinds:
+    for kind in (k for k in rules.kinds if k.base in bases):
         pool = wilds if kind.wild else Counter()
-        found = _runs(kind, counts, pool, rules) if kind.base == "run" else _sets(kind, counts, pool, rules)
+        if kind.base == "run":
+            found = _runs(kind, counts, pool, rules)
+        else:
+            found = islice(_sets(kind, counts, pool, rules), SET_CAP)
         for cards, ids in found:
             if sum(c == x for c, x in zip(cards, ids)) >= rules.min_naturals:
                 out.setdefault((kind.name, tuple(sorted(cards))), TableMeld(kind.name, tuple(cards), tuple(ids)))
@@ -214,3 +223,159 @@ def _sets(kind: MeldKind, counts: Counter, wilds: Counter, rules: "MeldRules") -
                 for extra in combinations_with_replacement(wild_codes, w):
                     if all(extra.count(c) <= wilds[c] for c in set(extra)):
                         yield [*combo, *extra], [*combo, *[combo[0]] * w]
+
+
+# --- the best split and a requirement's melds, with sets counted rather than listed ---------------------------------
+def best_split(hand: Sequence[str], rules: "MeldRules", value: Callable[[str], int]) -> tuple[list, list, int]:
+    """(melds, deadwood, points) of the arrangement of `hand` leaving the least deadwood value (ties: more cards
+    melded). Only the runs are searched: whatever they leave, each set kind takes all its cards at once (and the
+    wild cards, where it admits them and holds a natural card), since any mix of its range is a valid set."""
+    counts = Counter(hand)
+    codes = sorted(counts, key=lambda c: (c in rules.wilds, _order(c)))  # wild cards last: runs by their naturals
+    index = {c: i for i, c in enumerate(codes)}
+    w = max(counts.values(), default=1).bit_length() + 1  # a bit field per code, topped by a guard bit
+    guard = sum(1 << (i * w + w - 1) for i in range(len(codes)))
+    by_low: list[list[tuple[int, TableMeld]]] = [[] for _ in codes]
+    for m in candidates(counts, rules, ("run",)).values():
+        by_low[min(index[c] for c in m.cards)].append((sum(1 << (index[c] * w) for c in m.cards), m))
+    pool = _Pool(rules, value)
+
+    @cache
+    def best(left: int, summary: tuple) -> tuple[int, tuple["TableMeld", ...]]:
+        if not left:
+            return pool.cost(summary), ()
+        i = ((left & -left).bit_length() - 1) // w
+        top = best(left - (1 << (i * w)), pool.add(summary, codes[i]))
+        g = left | guard
+        for mask, m in by_low[i]:
+            if (g - mask) & guard == guard:  # no borrow cleared a guard bit: the run fits
+                cost, chosen = best(left - mask, summary)
+                if cost < top[0]:
+                    top = (cost, (m, *chosen))
+        return top
+
+    _, chosen = best(sum(counts[c] << (index[c] * w) for c in codes), pool.empty)
+    sets, dead = _pool_melds(list((counts - Counter(c for m in chosen for c in m.cards)).elements()), rules)
+    dead.sort(key=_order)
+    return [*chosen, *sets], dead, sum(map(value, dead))
+
+
+def _order(card: str) -> tuple[int, str]:
+    return rank(card), suit(card)
+
+
+class _Pool:
+    """What the runs leave, summed up as far as its cost needs: per set kind, then the wild cards, then the cards no
+    set kind admits, a (count, value) pair; a count of min_size or more melds for sure, so its value is dropped."""
+
+    def __init__(self, rules: "MeldRules", value: Callable[[str], int]):
+        self.rules, self.value = rules, value
+        self.sets = [k for k in rules.kinds if k.base == "set"]
+        self.empty = ((0, 0),) * (len(self.sets) + 2)
+
+    def add(self, summary: tuple, card: str) -> tuple:
+        """The summary with `card` added."""
+        if card in self.rules.wilds:
+            at = len(self.sets)
+        else:
+            at = next((i for i, k in enumerate(self.sets) if k.place(card) is not None), len(self.sets) + 1)
+        n, v = summary[at]
+        n, v = n + 1, v + self.value(card)
+        if at < len(self.sets) and n >= self.rules.min_size:
+            n, v = self.rules.min_size, 0
+        return summary[:at] + ((n, v),) + summary[at + 1 :]
+
+    def cost(self, summary: tuple) -> int:
+        """Deadwood value (scaled) and count of the pool, the set kinds taking what they can."""
+        size, wild, other = self.rules.min_size, summary[len(self.sets)], summary[-1]
+        points, left, wild_used = other[1], other[0], False
+        for kind, (n, v) in zip(self.sets, summary):
+            extra = wild[0] if kind.wild and n and not wild_used else 0
+            if n and n + extra >= size:
+                wild_used = wild_used or bool(extra)
+            else:
+                points, left = points + v, left + n
+        if not wild_used:
+            points, left = points + wild[1], left + wild[0]
+        return points * _SCALE + left
+
+
+def _pool_melds(cards: list[str], rules: "MeldRules") -> tuple[list["TableMeld"], list[str]]:
+    """One set per set kind of all its cards (with every wild card, in the first that admits them), and the rest."""
+    from referee.rules.melds import TableMeld
+
+    wild = [c for c in cards if c in rules.wilds]
+    rest = [c for c in cards if c not in rules.wilds]
+    melds = []
+    for kind in (k for k in rules.kinds if k.base == "set"):
+        mine = [c for c in rest if kind.place(c) is not None]
+        extra = wild if kind.wild and mine else []
+        if mine and len(mine) + len(extra) >= rules.min_size:
+            melds.append(TableMeld(kind.name, tuple(mine + extra), tuple(mine + [mine[0]] * len(extra))))
+            rest = [c for c in rest if kind.place(c) is None]
+            wild = [] if extra else wild
+    return melds, rest + wild
+
+
+def find_requirement(
+    hand: Sequence[str], req: "Requirement", rules: "MeldRules", span: "Span"
+) -> list["TableMeld"] | None:
+    """Disjoint melds from `hand` that meet `req` exactly (as contracts.find_contract, for named kinds); None if
+    the hand cannot. The runs are searched; the sets are then dealt out of what the runs leave, by counting."""
+    from referee.rules.contracts import alike
+
+    run_parts = [p for p in req.parts if p.kind.endswith("run")]
+    set_parts = [p for p in req.parts if not p.kind.endswith("run")]
+    runs = list(candidates(Counter(hand), rules, ("run",)).values())
+
+    def grow(k: int, chosen: list["TableMeld"], left: Counter, start: int) -> list["TableMeld"] | None:
+        if k == len(run_parts):
+            sets = _deal_sets(list(left.elements()), set_parts, rules)
+            return None if sets is None else [*chosen, *sets]
+        for i in range(start if k and run_parts[k - 1] == run_parts[k] else 0, len(runs)):
+            m, need = runs[i], Counter(runs[i].cards)
+            fits = run_parts[k].met_by(m) and all(left[c] >= n for c, n in need.items())
+            if fits and all(alike(m, x, req, span) is None for x in chosen):
+                found = grow(k + 1, [*chosen, m], left - need, i + 1)
+                if found is not None:
+                    return found
+        return None
+
+    return grow(0, [], Counter(hand), 0)
+
+
+def _deal_sets(cards: list[str], parts: Sequence, rules: "MeldRules") -> list["TableMeld"] | None:
+    """Sets meeting `parts` (kinds "high-set", "low-set" or any "set") out of `cards`, or None: each part gets its
+    minimum from a kind's cards (one natural first), and the rest of each kind's cards join its first set."""
+    from referee.rules.melds import TableMeld
+
+    wild = [c for c in cards if c in rules.wilds]
+    groups: list[tuple[MeldKind, list[str]]] = []
+    for part in parts:
+        fits = [k for k in rules.kinds if k.base == "set" and (part.kind == "set" or k.name == part.kind)]
+        for kind in sorted(fits, key=lambda k: -sum(1 for c in cards if k.place(c) is not None)):
+            mine = [c for c in cards if c not in rules.wilds and kind.place(c) is not None]
+            spare = wild if kind.wild else []
+            if mine and len(mine) + len(spare) >= part.min_size:
+                take = mine[: part.min_size]
+                take += spare[: part.min_size - len(take)]
+                for c in take:
+                    (wild if c in rules.wilds else cards).remove(c)
+                groups.append((kind, take))
+                break
+        else:
+            return None
+    for kind, take in groups:  # what is left of each kind joins its first set, wild cards the first that takes them
+        more = [c for c in cards if c not in rules.wilds and kind.place(c) is not None]
+        more += wild if kind.wild else []
+        for c in more:
+            (wild if c in rules.wilds else cards).remove(c)
+        take += more
+    return [
+        TableMeld(k.name, tuple(t), tuple(c if c not in rules.wilds else _first(t, rules) for c in t))
+        for k, t in groups
+    ]
+
+
+def _first(cards: list[str], rules: "MeldRules") -> str:
+    return next(c for c in cards if c not in rules.wilds)

@@ -33,6 +33,8 @@ class Split:
 def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
     """The arrangement of `hand` into disjoint valid melds leaving the least deadwood value
     (ties: more cards melded, then a fixed order of the cards, whatever the order of `hand`)."""
+    if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
+        return Split(*kinds.best_split(hand, rules, value))
     search = _Search(hand, rules, value)
     return search.split(search.full)
 
@@ -42,6 +44,10 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
     with the best split of the cards kept. Ties go to the first card in the fixed card order."""
     if not hand:
         raise ValueError("best_discard needs at least one card")
+    if rules.kinds:
+        splits = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
+        card = min(sorted(splits, key=_order), key=lambda c: (splits[c].points, len(splits[c].deadwood)))
+        return card, splits[card]
     search = _Search(hand, rules, value)
     card = min(search.codes, key=lambda c: search.cost(search.without(c)))
     return card, search.split(search.without(card))

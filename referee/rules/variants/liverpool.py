@@ -7,13 +7,13 @@ from typing import Any
 from protocol.messages import Draw, Exchange, LayOff, Meld
 from referee.rules.cards import deck, rank
 from referee.rules.claims import Claims
-from referee.rules.contracts import Requirement, contract, find_contract, match
+from referee.rules.contracts import Requirement, contract, match
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option, derive_seed
 from referee.rules.errors import IllegalAction
-from referee.rules.kinds import MeldKind, find
+from referee.rules.kinds import MeldKind, find, find_requirement
 from referee.rules.melds import MeldRules, TableMeld, exchange_to_end
-from referee.rules.solver import best_split, candidate_melds
+from referee.rules.solver import best_split
 
 DEUCES = frozenset("2" + s for s in "SHDC")  # Ambiguity 1: all eight 2s are wild, never natural
 ORDER = (1, *range(3, 14))  # Valid combinations: A, 3, 4, ..., K; the ace only low, 2 never a rank
@@ -23,7 +23,7 @@ KINDS = (
     MeldKind("high-set", "set", "SHDC", tuple(range(8, 14))),
     MeldKind("low-set", "set", "SHDC", (1, 3, 4, 5, 6, 7), wild=False),
 )
-LIVERPOOL_MELDS = MeldRules(wilds=DEUCES, kinds=KINDS, allow_sets=False, allow_runs=False)
+LIVERPOOL_MELDS = R = MeldRules(wilds=DEUCES, kinds=KINDS, allow_sets=False, allow_runs=False)
 
 
 def _req(name: str, *kinds: str) -> Requirement:
@@ -168,16 +168,10 @@ class Liverpool(Claims):
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """The best melds (with their kinds), the deadwood, and the seat places whose requirement the hand holds."""
-        game = cls.hooks_only()
         out = super().evaluate(hand)
-        out["kinds"] = [m.kind for m in best_split(hand, game.meld_rules, game.penalty).melds]
-        found = candidate_melds(hand, game.meld_rules)
+        out["kinds"] = [m.kind for m in best_split(hand, R, cls.hooks_only().penalty).melds]
         out["requirements"] = [
-            {
-                "place": i + 1,
-                "name": req.describe()["name"],
-                "met": find_contract(hand, req, found, colour_span) is not None,
-            }
-            for i, req in enumerate(ROWS)
+            {"place": i + 1, "name": r.describe()["name"], "met": find_requirement(hand, r, R, colour_span) is not None}
+            for i, r in enumerate(ROWS)
         ]
         return out
