@@ -7,6 +7,9 @@ a set (any cards of its ranks and suits, duplicates allowed). A variant lists it
 meld layer (melds.py) and the solver then validate, fill wild cards and enumerate melds through this module, and
 the player names the kind of each new meld. A wild card in a run stands for a card of its rank in the kind's first
 suit; any natural card of that rank and of the kind's suits may take its place (rules/liverpool.md, Ambiguity 15).
+
+A hand of many cards of one range holds thousands of sets, so the best split (`best_split`) and the search for a
+requirement's melds (`find_requirement`) search the runs only and count the sets out of what the runs leave.
 """
 
 from collections import Counter
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
 SET_SIZES = (3, 4, 5)  # every larger set splits into these, so candidates list only them (lay-offs grow a set)
 SET_CAP = 300  # set candidates listed per kind: a hand of many cards of one range holds thousands
+RUN_WILDS = 2  # wild cards per run candidate: a hand of many deuces holds tens of thousands of runs otherwise
 _SCALE = 1 << 12  # as in solver.py: fewer points first, then more cards melded
 
 
@@ -170,7 +174,8 @@ def candidates(
     counts: Counter, rules: "MeldRules", bases: tuple[str, ...] = ("run", "set")
 ) -> dict[tuple, "TableMeld"]:
     """The melds of the kinds (of `bases`) that the cards counted can form, keyed by (kind, sorted cards): every
-    run, and sets of 3 to 5 cards (a larger set is worth as much split into these), at most SET_CAP per kind."""
+    run with at most RUN_WILDS wild cards, and sets of 3 to 5 cards (a larger set is worth as much split into
+    these), at most SET_CAP per kind."""
     from referee.rules.melds import TableMeld
 
     wilds = Counter({c: n for c, n in counts.items() if c in rules.wilds})
@@ -203,7 +208,7 @@ def _runs(kind: MeldKind, counts: Counter, wilds: Counter, rules: "MeldRules") -
             return
         for c in at[p]:
             yield from grow(start, [*cards, c], free)
-        for w in sorted(+free):
+        for w in sorted(+free) if sum(c in rules.wilds for c in cards) < RUN_WILDS else ():
             yield from grow(start, [*cards, w], free - Counter([w]))
 
     for start in range(len(kind.ranks)):
