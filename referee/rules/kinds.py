@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 SET_SIZES = (3, 4, 5)  # every larger set splits into these, so candidates list only them (lay-offs grow a set)
 SET_CAP = 300  # set candidates listed per kind: a hand of many cards of one range holds thousands
 RUN_WILDS = 2  # wild cards per run candidate: a hand of many deuces holds tens of thousands of runs otherwise
+STATES = 50_000  # positions the split searches before it stops trying more runs (hands of 30-40 cards)
 _SCALE = 1 << 12  # as in solver.py: fewer points first, then more cards melded
 
 
@@ -234,7 +235,8 @@ def _sets(kind: MeldKind, counts: Counter, wilds: Counter, rules: "MeldRules") -
 def best_split(hand: Sequence[str], rules: "MeldRules", value: Callable[[str], int]) -> tuple[list, list, int]:
     """(melds, deadwood, points) of the arrangement of `hand` leaving the least deadwood value (ties: more cards
     melded). Only the runs are searched: whatever they leave, each set kind takes all its cards at once (and the
-    wild cards, where it admits them and holds a natural card), since any mix of its range is a valid set."""
+    wild cards, where it admits them and holds a natural card), since any mix of its range is a valid set. Exact
+    up to STATES positions searched (hands of 25 cards and more may get a good split rather than the best)."""
     counts = Counter(hand)
     codes = sorted(counts, key=lambda c: (c in rules.wilds, _order(c)))  # wild cards last: runs by their naturals
     index = {c: i for i, c in enumerate(codes)}
@@ -243,7 +245,7 @@ def best_split(hand: Sequence[str], rules: "MeldRules", value: Callable[[str], i
     by_low: list[list[tuple[int, TableMeld]]] = [[] for _ in codes]
     for m in candidates(counts, rules, ("run",)).values():
         by_low[min(index[c] for c in m.cards)].append((sum(1 << (index[c] * w) for c in m.cards), m))
-    pool = _Pool(rules, value)
+    pool, budget = _Pool(rules, value), [STATES]
 
     @cache
     def best(left: int, summary: tuple) -> tuple[int, tuple["TableMeld", ...]]:
@@ -251,8 +253,8 @@ def best_split(hand: Sequence[str], rules: "MeldRules", value: Callable[[str], i
             return pool.cost(summary), ()
         i = ((left & -left).bit_length() - 1) // w
         top = best(left - (1 << (i * w)), pool.add(summary, codes[i]))
-        g = left | guard
-        for mask, m in by_low[i]:
+        g, budget[0] = left | guard, budget[0] - 1
+        for mask, m in by_low[i] if budget[0] > 0 else ():  # out of budget: the best found so far stands
             if (g - mask) & guard == guard:  # no borrow cleared a guard bit: the run fits
                 cost, chosen = best(left - mask, summary)
                 if cost < top[0]:
