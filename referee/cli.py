@@ -268,10 +268,14 @@ def evaluate(
         if as_json:
             typer.echo(json.dumps(res))
         else:
-            melds = "  ".join(" ".join(x) for x in res["melds"]) or "-"
+            kinds = res.get("kinds") or [""] * len(res["melds"])  # named kinds (liverpool) follow their melds
+            melds = "  ".join(" ".join(x) + (f" ({k})" if k else "") for x, k in zip(res["melds"], kinds)) or "-"
             typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}\npoints: {res['points']}")
             if "verdict" in res:  # continental: whether the hand can be laid down, and how
                 typer.echo(f"laying down: {res['verdict']}")
+            if "requirements" in res:  # liverpool: the places whose requirement the hand meets
+                met = [f"{r['place']} ({r['name']})" for r in res["requirements"] if r["met"]]
+                typer.echo(f"meets the requirement of places: {', '.join(met) or 'none'}")
         return
     assert hands_file is not None
     try:

@@ -159,6 +159,8 @@ def _melds(groups: list[dict[str, Any]]) -> list[str]:
 
 def _meld_text(m: dict[str, Any]) -> list[str]:
     lines = [f"- At least {m['min_size']} cards. Wild cards: {_cards(m['wild_cards'])}."]
+    if m.get("kinds"):  # named kinds instead of sets and runs (liverpool)
+        return lines + [_kind_text(k) for k in m["kinds"]]
     s, r = m["sets"], m["runs"]
     if s is None:
         lines.append("- No sets.")
@@ -183,6 +185,12 @@ def _meld_text(m: dict[str, Any]) -> list[str]:
     if m["extra_rule"]:
         lines.append(f"- Also: {m['extra_rule']}")
     return lines
+
+
+def _kind_text(k: dict[str, Any]) -> str:
+    what = "in sequence, in the rank order" if k["base"] == "run" else "in any mix (repeats allowed) of the ranks"
+    wild = "wild cards allowed" if k["wild"] else "no wild cards"
+    return f"- `{k['name']}`: cards of the suits {k['suits']} {what} {k['ranks']}; {wild}; at least 1 natural card."
 
 
 def _naturals(kind: dict[str, Any]) -> str:

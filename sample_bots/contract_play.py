@@ -2,11 +2,13 @@
 requirement when the hand can, lay off once down, claim a discard when it helps, and keep two cards until
 going out is allowed. Used by `Brain` (brain.py) for every decision whose constraints carry a `contract`."""
 
+from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from protocol.cards import JOKER
 from protocol.messages import Claim, Decision, Discard, Draw, LayOff, Meld, Op, Pass
-from referee.rules.contracts import Part, Requirement, find_contract, find_cover, match
+from referee.rules import kinds
+from referee.rules.contracts import ContractGame, Part, Requirement, find_contract, find_cover, match
 from referee.rules.melds import TableMeld
 from referee.rules.solver import best_split, candidate_melds
 
@@ -16,14 +18,26 @@ if TYPE_CHECKING:
     from sample_bots.brain import Brain
 
 
-def requirements(constraints: dict[str, Any]) -> list[Requirement]:
-    """The requirement(s) a decision's `contract` constraint describes."""
+def requirements(constraints: dict[str, Any], distinct: bool = True) -> list[Requirement]:
+    """The requirement(s) a decision's `contract` constraint describes (`distinct`: two sets of one requirement
+    must differ in rank, as in every variant of the family but liverpool)."""
     c = constraints["contract"]
     listed = c.get("patterns", [c])
     return [
-        Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"]), distinct_runs=r["distinct_runs"])
+        Requirement(tuple(Part(p["kind"], p["min_size"]) for p in r["parts"]), "", distinct, r["distinct_runs"])
         for r in listed
     ]
+
+
+def _family(brain: "Brain") -> ContractGame:
+    """The bot's private instance of the variant, a contract game (its hooks: requirements, span)."""
+    assert isinstance(brain.game, ContractGame)
+    return brain.game
+
+
+def _requirement(brain: "Brain", c: dict[str, Any]) -> Requirement:
+    """The decision's requirement, with the variant's own "not alike" rule for sets (the same for every seat)."""
+    return requirements(c, all(r.distinct_set_ranks for r in _family(brain).requirements(0)))[0]
 
 
 def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
@@ -75,29 +89,66 @@ def _play(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
             ops += _meld_ops(brain, melds, hand)
             new += melds
             opened = True
-    if (c["free_melding"] or (opened and c["melds_after"])) and not careless:
+    met = True
+    if c["free_melding"] and brain.greedy:  # liverpool: the requirement's melds first, then only once it is met
+        melds = _toward(brain, _requirement(brain, c), _own(view, seat), hand)
+        ops += _meld_ops(brain, melds, hand)
+        new += melds
+        opened = opened or bool(melds)
+        met = _met(brain, view, seat, new, c)
+    if (c["free_melding"] or (opened and c["melds_after"])) and not careless and met:
         melds = best_split(hand, brain.rules, brain.game.penalty).melds
         ops += _meld_ops(brain, melds, hand)
         new += melds
         opened = opened or bool(melds)
-    if opened and not careless:
+    if opened and not careless and met:
         lays = brain._lay_offs(list(hand), view)
         for op in lays:
             for card in op.cards:
                 hand.remove(card)
         ops += lays
-    may_out = _met(view, seat, new, c) if c["free_melding"] else opened
+    may_out = _met(brain, view, seat, new, c) if c["free_melding"] else opened
     return _end(brain, decision, list(view["hand"]), hand, ops, may_out)
 
 
-def _met(view: dict[str, Any], seat: int, new: list[TableMeld], c: dict[str, Any]) -> bool:
-    """Free melding: whether the seat's own melds, with `new`, meet its requirement (so it may go out)."""
-    own = [
+def _own(view: dict[str, Any], seat: int) -> list[TableMeld]:
+    """The seat's own melds on the table."""
+    return [
         TableMeld(t["kind"], tuple(t["cards"]), tuple(t["identities"]), t["owner"])
         for t in view["table"]
-        if t["owner"] == seat
+        if t["owner"] == seat and t["cards"]
     ]
-    return not isinstance(match(requirements(c)[0], own + new, exact=False), str)
+
+
+def _met(brain: "Brain", view: dict[str, Any], seat: int, new: list[TableMeld], c: dict[str, Any]) -> bool:
+    """Free melding: whether the seat's own melds, with `new`, meet its requirement (so it may go out)."""
+    got = match(_requirement(brain, c), _own(view, seat) + new, exact=False, span=_family(brain).span)
+    return not isinstance(got, str)
+
+
+def _toward(brain: "Brain", req: Requirement, own: list[TableMeld], hand: list[str]) -> list[TableMeld]:
+    """Free melding: melds from `hand` that, with the seat's own melds, meet as many parts of `req` as possible
+    (all of them, or the most that the hand holds); [] when the own melds already meet it or nothing helps."""
+    span, parts = _family(brain).span, req.parts
+    if not isinstance(match(req, own, exact=False, span=span), str):
+        return []
+    rules = brain.rules
+    found = [] if rules.kinds else candidate_melds(hand, rules)
+
+    def find(want: Requirement) -> list[TableMeld] | None:  # named kinds: sets are dealt out, not listed
+        return (
+            kinds.find_requirement(hand, want, rules, span) if rules.kinds else find_contract(hand, want, found, span)
+        )
+
+    for size in range(len(parts), 0, -1):
+        for chosen in combinations(range(len(parts)), size):
+            sub = Requirement(tuple(parts[i] for i in chosen), "", req.distinct_set_ranks)
+            for k in range(1, size + 1):  # the hand supplies as few parts as it can: the own melds meet the rest
+                for mine in combinations(sub.parts, k):
+                    melds = find(Requirement(mine, "", req.distinct_set_ranks))
+                    if melds and not isinstance(match(sub, own + melds, exact=False, span=span), str):
+                        return melds
+    return []
 
 
 def _meld_ops(brain: "Brain", melds: list[TableMeld], hand: list[str]) -> list[Op]:

@@ -114,3 +114,19 @@ def test_exchange_returns_the_joker_and_keeps_the_meld():
     assert freed == "JK" and after.cards == ("9S", "TS", "JS", "QS", "KS")
     with pytest.raises(IllegalAction):
         exchange(m, "JH")
+
+
+def test_a_named_kind_exchange_takes_either_card_of_the_colour_and_moves_the_wild_card_to_an_end():
+    from referee.rules.melds import exchange_to_end
+    from referee.rules.variants.liverpool import LIVERPOOL_MELDS as KINDS
+
+    run = new_meld(["5H", "2S", "7D"], KINDS, kind="red-run")
+    assert run.ids == ("5H", "6H", "7D")
+    for natural in ("6H", "6D"):  # rules/liverpool.md, Ambiguity 15
+        moved = exchange_to_end(run, natural, KINDS)
+        assert moved.cards == ("5H", natural, "7D", "2S") and moved.ids[-1] == "8H"
+    with pytest.raises(IllegalAction) as e:
+        exchange_to_end(run, "6C", KINDS)
+    assert e.value.rule == "exchange.no-wild"
+    top = new_meld(["JH", "QD", "2C"], KINDS, kind="red-run")  # the deuce stands for the red K, at the top
+    assert exchange_to_end(top, "KD", KINDS).ids[0] == "TH"  # no place above K: it moves to the low end

@@ -243,7 +243,11 @@ def test_every_number_in_every_variant_keeps_one_type_through_the_match(conversa
 @pytest.mark.e2e
 def test_the_deal_over_event_carries_the_fields_of_the_deal_over_message(conversations):
     for slug, bots in conversations.items():
+        seen = False
         for lines in bots:
             messages = [msg for msg in lines if msg["type"] == "deal_over"]
             events = [e for msg in lines if msg["type"] == "request" for e in msg["events"] if e["type"] == "deal_over"]
-            assert events and events == messages[: len(events)], slug
+            assert events == messages[: len(events)], slug
+            seen = seen or bool(events)
+        # a bot may get no request after the first deal (liverpool: both deals won on their first turn)
+        assert seen, slug

@@ -444,3 +444,58 @@ def test_sure_deadwood_is_a_sound_and_tight_bound():
         hand = rng.sample(_deck(), 11)
         melded = {c for m in candidate_melds(hand, GIN_MELDS) for c in m.cards}
         assert set(sure_deadwood(hand, [], GIN_MELDS)) == {c for c in hand if c not in melded}
+
+
+def test_named_kinds_candidates_are_valid_and_complete():
+    """Liverpool's kinds (referee/rules/kinds.py): every candidate is a valid meld of its kind, and every meld of
+    3-5 cards that a hand holds is among the candidates (runs of at most RUN_WILDS deuces)."""
+    from referee.rules.kinds import RUN_WILDS
+    from referee.rules.variants.liverpool import LIVERPOOL_MELDS as KINDS
+
+    rng = random.Random(11)
+    for _ in range(40):
+        hand = rng.sample(deck(packs=2), 7)
+        found = candidate_melds(hand, KINDS)
+        for m in found:
+            ident = [x for c, x in zip(m.cards, m.ids) if c in KINDS.wilds] or None
+            assert new_meld(list(m.cards), KINDS, identities=ident, kind=m.kind).kind == m.kind
+        keys = {(m.kind, tuple(sorted(m.cards))) for m in found}
+        for size in (3, 4, 5):
+            for cards in set(combinations(sorted(hand), size)):
+                for kind in KINDS.kinds:
+                    if kind.base == "run" and sum(c in KINDS.wilds for c in cards) > RUN_WILDS:
+                        continue  # not listed: a hand of many deuces would hold tens of thousands of runs
+                    try:
+                        new_meld(list(cards), KINDS, kind=kind.name)
+                    except IllegalAction:
+                        continue
+                    assert (kind.name, cards) in keys, (kind.name, cards)
+
+
+def test_named_kinds_best_split_melds_mixed_suit_runs_and_mixed_rank_sets():
+    from referee.rules.variants.liverpool import LIVERPOOL_MELDS as KINDS
+
+    hand = ["AH", "3D", "4H", "2S", "9C", "TS", "JC", "8D", "KD", "5C", "6S", "7C"]
+    split = best_split(hand, KINDS, lambda c: 10)
+    assert not split.deadwood  # no two cards share a suit and a run, nor a rank: only the named kinds meld them all
+    assert best_split(hand, MeldRules(wilds=KINDS.wilds), lambda c: 10).deadwood
+
+
+def test_named_kinds_best_split_agrees_with_the_search_over_every_meld():
+    """The named-kinds split (runs searched, sets counted) leaves as little deadwood as the generic search over
+    every listed meld, which small hands can still afford."""
+    from referee.rules.solver import _Search
+    from referee.rules.variants.liverpool import LIVERPOOL_MELDS as KINDS
+    from referee.rules.variants.liverpool import Liverpool
+
+    value, rng = Liverpool.hooks_only().penalty, random.Random(5)
+    for _ in range(150):
+        hand = rng.sample(deck(packs=2), 9)
+        search = _Search(hand, KINDS, value)
+        listed = search.split(search.full)
+        split = best_split(hand, KINDS, value)
+        assert (split.points, len(split.deadwood)) == (listed.points, len(listed.deadwood)), hand
+        assert sorted([*(c for m in split.melds for c in m.cards), *split.deadwood]) == sorted(hand)
+        for m in split.melds:
+            ident = [x for c, x in zip(m.cards, m.ids) if c in KINDS.wilds] or None
+            new_meld(list(m.cards), KINDS, identities=ident, kind=m.kind)

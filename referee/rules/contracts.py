@@ -109,7 +109,7 @@ def alike(a: TableMeld, b: TableMeld, req: Requirement, span: Span) -> str | Non
         (sa, alo, ahi), (sb, blo, bhi) = span(a), span(b)
         if sa != sb:
             return None
-        if sorted(a.ids) == sorted(b.ids):
+        if (alo, ahi) == (blo, bhi):  # one suit (or colour: liverpool) over the same ranks
             return "contract.identical"
         if ahi + 1 == blo or bhi + 1 == alo:
             return "contract.joinable"
@@ -212,9 +212,16 @@ class ContractGame(DrawMeldDiscard):
     def start_deal(self) -> None:
         self.down_melds: list[list[int]] = [[] for _ in range(self.n)]  # this play's contract melds, per seat
         self.discard_due = True
-        # every request carries every seat's requirement: described once a deal (they change only between deals)
-        self.described = [self.describe_requirements(s) for s in range(self.n)]
         super().start_deal()
+
+    @property
+    def described(self) -> list[dict[str, Any]]:
+        """Every seat's requirement as bots read it. Every request carries them all, so they are described once
+        per deal and dealer (they change only between deals)."""
+        key = (self.deal_no, self.dealer)
+        if getattr(self, "_described", (None,))[0] != key:
+            self._described = (key, [self.describe_requirements(s) for s in range(self.n)])
+        return self._described[1]
 
     def describe_requirements(self, seat: int) -> dict[str, Any]:
         """The seat's requirement this deal as a bot reads it (alternative patterns: `{patterns: [...]}`)."""

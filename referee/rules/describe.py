@@ -127,13 +127,25 @@ def deck_summary(cards: list[str]) -> dict[str, Any]:
 def meld_rules(rules: MeldRules, deck: list[str]) -> dict[str, Any]:
     """The meld rules as a bot in any language can apply them; sizes and suit limits are found by asking the
     validator itself (melds.is_valid), so they are what the referee enforces."""
-    return {
+    out = {
         "min_size": rules.min_size,
         "wild_cards": sorted(c for c in set(deck) if c in rules.wilds),
         "sets": _set_rules(rules) if rules.allow_sets else None,
         "runs": _run_rules(rules) if rules.allow_runs else None,
         "extra_rule": _summary(rules.meld_check.__doc__) if rules.meld_check else None,
     }
+    if rules.kinds:  # named kinds (referee/rules/kinds.py): `meld.kind` names one of them
+        out["kinds"] = [
+            {
+                "name": k.name,
+                "base": k.base,
+                "suits": k.suits,
+                "ranks": "".join(RANKS[r - 1] for r in k.ranks),
+                "wild": k.wild,
+            }
+            for k in rules.kinds
+        ]
+    return out
 
 
 def _summary(doc: str | None) -> str | None:

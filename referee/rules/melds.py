@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations, product
 
 from protocol.cards import JOKER, SUITS
+from referee.rules import kinds as named
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
 
@@ -33,6 +34,7 @@ class MeldRules:
     meld_check: Callable[["TableMeld"], None] | None = (
         None  # a variant's own condition on new melds: raises IllegalAction
     )
+    kinds: tuple[named.MeldKind, ...] = ()  # named kinds instead of sets and runs (liverpool: referee/rules/kinds.py)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ def _set_ok(ids: list[str], rules: MeldRules) -> str | None:
 
 def check(kind: str, ids: list[str], rules: MeldRules) -> list[str]:
     """Validate identities as a `kind` meld; return them in table order or raise IllegalAction."""
+    if rules.kinds:
+        return named.check(named.find(rules, kind), ids)
     if kind == "run":
         if not rules.allow_runs:
             raise illegal("meld.no-runs", "runs are not allowed in this variant")
@@ -183,6 +187,8 @@ def assign(
     fixed: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
+    if rules.kinds:
+        return named.assign(cards, rules, identities, kind, fixed)
     if kind not in (None, "set", "run"):
         raise illegal("meld.kind", f"{kind!r} is not a kind of meld here (set or run)")
     wild_idx = [i for i, c in enumerate(cards) if is_wild(c, rules)]
@@ -296,16 +302,20 @@ def start_at(meld: TableMeld, first: str) -> TableMeld:
     return replace(meld, cards=meld.cards[i:] + meld.cards[:i], ids=meld.ids[i:] + meld.ids[:i])
 
 
-def exchange(meld: TableMeld, card: str, wilds: frozenset = frozenset()) -> tuple[TableMeld, str]:
+def exchange(
+    meld: TableMeld, card: str, wilds: frozenset = frozenset(), rules: MeldRules | None = None
+) -> tuple[TableMeld, str]:
     """Put natural `card` in place of the wild card standing for it; return the new meld and the freed wild card.
-    A card of `wilds` cannot take the place (a wild deuce standing for a 2: rules/fortuna.md, Ambiguity 14)."""
+    A card of `wilds` cannot take the place (a wild deuce standing for a 2: rules/fortuna.md, Ambiguity 14). With
+    named kinds (`rules.kinds`), any card the kind admits at that place will do (a red 7 for the red 7)."""
+    kind = named.find(rules, meld.kind) if rules is not None and rules.kinds else None
     for i in meld.wild_positions():
-        if meld.ids[i] == card:
-            if card in wilds:
+        if meld.ids[i] == card or (kind is not None and named.may_replace(kind, meld.ids[i], card)):
+            if card in wilds or (kind is not None and rules is not None and card in rules.wilds):
                 raise illegal("exchange.natural", f"{card} is wild: only a natural card can take a wild card's place")
-            cards = list(meld.cards)
-            freed, cards[i] = cards[i], card
-            return replace(meld, cards=tuple(cards)), freed
+            cards, ids = list(meld.cards), list(meld.ids)
+            freed, cards[i], ids[i] = cards[i], card, card
+            return replace(meld, cards=tuple(cards), ids=tuple(ids)), freed
     raise illegal("exchange.no-wild", f"no wild card in that meld stands for {card}")
 
 
@@ -370,7 +380,7 @@ def exchange_to_end(meld: TableMeld, card: str, rules: MeldRules) -> TableMeld:
     takes the place of the wild card standing for it, and that wild card moves to an end of the meld (a run's
     high end if it fits there, else its low end; in a set, another card of the rank). Raises IllegalAction where
     no wild card stands for `card` or the wild card fits no end."""
-    placed, freed = exchange(meld, card)
+    placed, freed = exchange(meld, card, rules=rules)
     try:
         return lay_off(placed, [freed], rules)
     except IllegalAction:

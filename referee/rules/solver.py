@@ -12,6 +12,7 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement, product
 
 from protocol.cards import JOKER, RANKS, SUITS
+from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, naturals_needed, size_needed
@@ -32,6 +33,8 @@ class Split:
 def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
     """The arrangement of `hand` into disjoint valid melds leaving the least deadwood value
     (ties: more cards melded, then a fixed order of the cards, whatever the order of `hand`)."""
+    if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
+        return Split(*kinds.best_split(hand, rules, value))
     search = _Search(hand, rules, value)
     return search.split(search.full)
 
@@ -41,6 +44,10 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
     with the best split of the cards kept. Ties go to the first card in the fixed card order."""
     if not hand:
         raise ValueError("best_discard needs at least one card")
+    if rules.kinds:
+        splits = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
+        card = min(sorted(splits, key=_order), key=lambda c: (splits[c].points, len(splits[c].deadwood)))
+        return card, splits[card]
     search = _Search(hand, rules, value)
     card = min(search.codes, key=lambda c: search.cost(search.without(c)))
     return card, search.split(search.without(card))
@@ -129,6 +136,8 @@ class _Search:
 
 def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
     """Every valid meld from the cards counted, keyed by (kind, sorted cards)."""
+    if rules.kinds:
+        return kinds.candidates(counts, rules)
     wilds = {c: n for c, n in counts.items() if c in rules.wilds}
     n_wild = sum(wilds.values())
     naturals = {c: n for c, n in counts.items() if c != JOKER}  # a wild deuce may stand for itself

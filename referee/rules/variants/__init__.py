@@ -12,6 +12,7 @@ from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
 from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
+from referee.rules.variants.liverpool import Liverpool
 from referee.rules.variants.may_i import MayI
 from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.robbers import Robbers
@@ -37,6 +38,7 @@ VARIANTS: dict[str, type[Game]] = {
         Robbers,
         MayI,
         Contract,
+        Liverpool,
         Continental,
     )
 }
