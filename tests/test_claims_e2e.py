@@ -92,7 +92,7 @@ def test_claimant_that_times_out_is_faulted_and_the_claim_resolves_without_it(tm
 
 
 BOTS = ["python -m sample_bots.greedy", "python -m sample_bots.random", "node sample_bots/js/random.js"]
-CONTRACT_GAMES = [("may-i", 3, 5), ("may-i", 5, 2), ("contract", 3, 2), ("contract", 8, 1)]
+CONTRACT_GAMES = [("may-i", 3, 5), ("may-i", 5, 2), ("contract", 3, 2), ("contract", 8, 1), ("liverpool", 8, 1)]
 
 
 @pytest.mark.parametrize("variant,players,deals", CONTRACT_GAMES)
