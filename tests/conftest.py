@@ -1,6 +1,7 @@
 """Shared fixtures."""
 
 import os
+import signal
 import uuid
 
 import profiles  # noqa: F401 (registers the `full` Hypothesis profile before the plugin loads one)
@@ -22,6 +23,12 @@ def process_token(monkeypatch):
     monkeypatch.setenv(TOKEN_VAR, token)
     return token
 
+
+# A shell that starts a job in the background (`make test &`, a CI step run with `&`) starts it with SIGINT
+# ignored, and every process the tests start would inherit that: the Ctrl-C tests would then test nothing.
+# A Python handler is reset to the default by exec, so the processes under test get SIGINT as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The differential tests against OpenSpiel need extra packages: `make test-diff` runs them.
 collect_ignore = [] if os.environ.get("ROMIS_DIFF") else ["diff"]
