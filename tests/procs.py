@@ -78,6 +78,15 @@ def wait_until(condition: Callable[[], bool], timeout: float = 2.0) -> bool:
     return True
 
 
+def record_so_far(path: Path) -> str:
+    """The lines of a game record written so far: the record once closed, else its temporary `.part` file
+    (referee/records.py writes there and renames it into place on close)."""
+    if path.exists():
+        return path.read_text()
+    parts = sorted(path.parent.glob(f".{path.name}.*.part"))
+    return parts[-1].read_text() if parts else ""
+
+
 def gone(pid: int) -> bool:
     """True once `pid` is dead (within two seconds)."""
     return wait_until(lambda: not is_alive(pid))

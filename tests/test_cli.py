@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import record_so_far
 from typer.testing import CliRunner
 
 from referee.cli import app, run
@@ -221,7 +222,7 @@ def alive(pids: set[int]) -> set[int]:
 def wait_for_play(record: Path, pid: int) -> set[int]:
     """Wait until the match is under way (a play is recorded); the bot processes."""
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (record.exists() and '"action"' in record.read_text()):
+    while time.monotonic() < deadline and '"action"' not in record_so_far(record):
         time.sleep(0.1)
     time.sleep(0.3)
     return descendants(pid)

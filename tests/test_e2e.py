@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from procs import leftovers
+from procs import leftovers, record_so_far
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,7 +215,7 @@ def test_ctrl_c_stops_play_leaving_no_bot_and_keeping_the_record(tmp_path):
         text=True,
     )
     deadline = time.time() + 20
-    while time.time() < deadline and not (rec.exists() and '"action"' in rec.read_text()):
+    while time.time() < deadline and '"action"' not in record_so_far(rec):
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)

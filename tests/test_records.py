@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from procs import record_so_far
 from profiles import examples
 
 from referee.play import play_match
@@ -165,7 +166,7 @@ def test_ctrl_c_ends_the_record_with_a_mark_and_replay_names_the_deal(tmp_path):
     args = [sys.executable, "-m", "referee", "play", "gin", *bots, "--move-time", "30", "--record", str(rec)]
     with subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (rec.exists() and rec.read_text().count('"action"') >= 3):
+        while time.monotonic() < deadline and record_so_far(rec).count('"action"') < 3:
             time.sleep(0.05)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
