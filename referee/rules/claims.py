@@ -94,9 +94,7 @@ class Claims(ContractGame):
 
     def stock_reach(self, taken: int) -> int:
         """Stock cards available to a take of `taken` pile cards: the stock, plus one rebuild of what is left."""
-        left = len(self.piles[0]) - taken
-        rebuild = self.rebuild_stock and self.rebuilds < self.opts["max_stock_rebuilds"] and left >= 2
-        return len(self.stock) + (left - 1 if rebuild else 0)
+        return len(self.stock) + self.rebuild_yield(len(self.piles[0]) - taken)
 
     def draw_stock(self, seat: int, count: int) -> None:
         """`count` stock cards to `seat`, rebuilding the stock in the middle of the action where it runs out."""

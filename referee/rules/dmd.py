@@ -410,9 +410,15 @@ class DrawMeldDiscard(Game):
         self.turn = self.next_seat(self.turn)
         self.phase = "draw"
 
+    def rebuild_yield(self, pile: int) -> int:
+        """The stock cards a rebuild would bring from a discard pile of `pile` cards now: all but its top card
+        (_general.md, Stock exhaustion), 0 where no rebuild is allowed."""
+        allowed = self.rebuild_stock and self.rebuilds < self.opts["max_stock_rebuilds"] and pile >= 2
+        return pile - 1 if allowed else 0
+
     def can_rebuild(self) -> bool:
         """Whether the stock may be rebuilt from the discard pile now."""
-        return self.rebuild_stock and self.rebuilds < self.opts["max_stock_rebuilds"] and len(self.piles[0]) >= 2
+        return self.rebuild_yield(len(self.piles[0])) > 0
 
     def rebuild(self) -> bool:
         """Rebuild the stock from the discard pile (all but its top card, turned over; shuffled with the option:

@@ -132,8 +132,9 @@ class Liverpool(Claims):
         self.placed_now = True
 
     # --- the stock ----------------------------------------------------------------------------------
-    def can_rebuild(self) -> bool:
-        return self.rebuilds < self.opts["max_stock_rebuilds"] and bool(self.piles[0])
+    def rebuild_yield(self, pile: int) -> int:
+        """Ambiguity 5: a rebuild brings the whole pile, its top card included."""
+        return pile if self.rebuilds < self.opts["max_stock_rebuilds"] else 0
 
     def rebuild(self) -> bool:
         """Ambiguity 5: the whole discard pile, shuffled, becomes the stock; the pile is then empty."""
