@@ -440,11 +440,19 @@ def test_a_worker_killed_by_sigkill_takes_its_bots_along_and_fails_only_its_game
     tree = Tree(proc.pid)
 
     def busy_worker():
-        """A worker (the parent of a bot) whose forker bot has started its child, and the worker's subtree."""
+        """A worker (the tournament's child above a bot) whose forker bot has started its child, and its subtree.
+
+        The worker is found by walking up from the bot, not as the bot's parent: that may be the PID-namespace
+        helper (or the bot itself, seen between fork and exec, with the helper's command line).
+        """
         tree.poll()
         for bot in tree.alive():
-            worker = tree.members.get(bot.ppid)
-            if "sample_bots.bad.forker" in bot.cmd and worker not in (None, tree.root):
+            if "sample_bots.bad.forker" not in bot.cmd:
+                continue
+            worker = bot
+            while worker.ppid != tree.root.pid and worker.ppid in tree.members:
+                worker = tree.members[worker.ppid]
+            if worker is not bot and worker.ppid == tree.root.pid:
                 sub = tree.subtree(worker)
                 if any("sleep 1000" in p.cmd for p in sub):
                     return worker, sub
