@@ -4,14 +4,20 @@ The bots build on romis's own meld primitives and best-split solver, so they pla
 whose melds those describe.
 """
 
+import importlib
 import random
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Knock, LayOff, Meld, Op, Pass
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import ConfigError, IllegalAction
-from referee.rules.melds import TableMeld, lay_off
+from referee.rules.melds import MeldRules, TableMeld, lay_off
 from referee.rules.solver import Split, best_split
+
+# Variants whose games are not draw-meld-discard: the module that plans for them, with a function
+# `choose(brain, decision, view) -> list[Op]` (`brain.game` is a private instance of the variant, `brain.greedy`
+# and `brain.rng` say how to play).
+PLANNERS: dict[str, str] = {}
 
 
 class Brain:
@@ -21,16 +27,19 @@ class Brain:
         from referee.rules.variants import find_variant
 
         game = find_variant(variant)(players, options, 0)  # a private instance: hooks and meld rules
-        if not isinstance(game, DrawMeldDiscard):  # the plans below use its meld rules and card values
+        self.planner = importlib.import_module(PLANNERS[variant]) if variant in PLANNERS else None
+        if self.planner is None and not isinstance(game, DrawMeldDiscard):  # the plans below use its meld rules
             raise ConfigError(f"the sample bots cannot play {variant}: it is not a draw-meld-discard game")
-        self.game = game
-        self.rules = self.game.meld_rules
+        self.game: Any = game
+        self.rules = game.meld_rules if isinstance(game, DrawMeldDiscard) else MeldRules()
         self.greedy = greedy
         self.rng = random.Random(seed)
         self.cautious = False
 
     def choose(self, decision: Decision, view: dict[str, Any]) -> list[Op]:
         """The ops to send for this decision."""
+        if self.planner is not None:
+            return self.planner.choose(self, decision, view)
         options = decision.options or []
         self.rules = self.game.meld_rules_for(view)
         if self.cautious and options:
