@@ -157,8 +157,8 @@ class Brain:
             for m in split.melds:
                 ops.append(Meld(list(m.cards), _identities(m, self.rules.wilds), m.kind))
             hand = list(split.deadwood)
-            if opened or worth >= need:
-                ops += self._lay_offs(hand, view)
+            if opened or worth >= need:  # on the melds the decision opens to lay-offs, where it names them
+                ops += self._lay_offs(hand, view, decision.constraints.get("layoff_melds"))
         if not hand:
             return ops
         # the re-discard ban: the decision's legal discards, unless this play took cards after it was asked

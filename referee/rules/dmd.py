@@ -140,6 +140,14 @@ class DrawMeldDiscard(Game):
         """Whether `seat` may lay off and exchange now."""
         return self.opened[seat] or self.opts.get("layoff_before_opening", False)
 
+    def layoff_allowed(self, seat: int, meld: int) -> bool:
+        """Whether `seat` may lay off on (or exchange in) table meld `meld` in its turn: every meld by default."""
+        return True
+
+    def reachable(self, seat: int) -> list[int]:
+        """Indices of the table melds `seat` may lay off on in its turn."""
+        return [i for i in range(len(self.table)) if self.layoff_allowed(seat, i)]
+
     def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
         """The meld rules in force in the deal `view` shows (for bots; a variant whose rules change from
         deal to deal, e.g. with the size of the deck, overrides this)."""
@@ -355,6 +363,8 @@ class DrawMeldDiscard(Game):
                 raise IllegalAction("initial-meld.first", "lay-offs and joker exchanges need a completed initial meld")
             if not 0 <= op.meld < len(self.table) or not self.table[op.meld].cards:  # emptied: a placeholder
                 raise IllegalAction("layoff.no-such-meld", f"there is no meld {op.meld} on the table")
+            if not self.layoff_allowed(seat, op.meld):
+                raise IllegalAction("layoff.not-allowed", self.layoff_refusal(op.meld))
             if isinstance(op, LayOff):
                 self.take_from_hand(seat, op.cards)
                 self.table[op.meld] = lay_off(self.table[op.meld], op.cards, self.meld_rules, op.identities, op.end)
@@ -374,6 +384,10 @@ class DrawMeldDiscard(Game):
                 self.emit({"type": "exchange", "seat": seat, "meld": op.meld, "card": op.card})
         self.placed_now = True
         self.after_table_op(seat, op)
+
+    def layoff_refusal(self, meld: int) -> str:
+        """Why a lay-off on meld `meld` that `layoff_allowed` refuses is illegal (the variant may say its rule)."""
+        return f"you may not add to meld {meld} in this turn"
 
     def opens_with(self, seat: int, meld: TableMeld) -> bool:
         """Whether the new meld `meld` completes the unopened seat's opening: by default once the new melds of

@@ -6,6 +6,7 @@ Pure and deterministic: no I/O, no clock, no global random state. A game is full
 
 import difflib
 import hashlib
+import math
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -80,6 +81,9 @@ class Game:
     max_players = 6
     low_wins = True  # penalty game: the lowest total wins
     elimination_limit: float | None = None  # a seat whose total reaches this after a deal is out of the match
+    # partnerships, each a tuple of seats (persian: ((0, 2), (1, 3))); empty: every seat plays for itself. In a
+    # team game each seat's deal score and total are its team's, so partners carry the same numbers and rank
+    teams: tuple[tuple[int, ...], ...] = ()
     OPTIONS: dict[str, Option] = {
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
         "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
@@ -99,6 +103,7 @@ class Game:
         self.out_deal: list[int | None] = [None] * players  # the deal after which each seat was eliminated
         self.dealer = random.Random(derive_seed(seed, "dealer")).randrange(players)
         self.over = False
+        self.end_bonus: list[float] | None = None  # what `match_bonus` added to the totals when the match ended
         self.start_deal()
 
     @classmethod
@@ -179,8 +184,35 @@ class Game:
         return self.over
 
     def result(self) -> dict[str, Any]:
-        """Final totals, ranks (1 = best, ties share) and the per-deal results."""
-        return {"totals": list(self.totals), "ranks": self.ranks(self.totals), "deals": self.deal_results}
+        """Final totals, ranks (1 = best, ties share) and the per-deal results; in a team game also each team's
+        seats, total and rank, and in a game with a match bonus the bonus each seat received."""
+        ranks = self.ranks(self.totals)
+        out: dict[str, Any] = {"totals": list(self.totals), "ranks": ranks, "deals": self.deal_results}
+        if self.teams:
+            out["teams"] = [{"seats": list(t), "total": self.totals[t[0]], "rank": ranks[t[0]]} for t in self.teams]
+        if self.end_bonus is not None:
+            out["match_bonus"] = list(self.end_bonus)
+        return out
+
+    # --- partnerships ---------------------------------------------------------------
+    def team_of(self, seat: int) -> int:
+        """The index in `teams` of the team `seat` plays for; without partnerships every seat is a side of its
+        own, numbered by its seat."""
+        return next((i for i, t in enumerate(self.teams) if seat in t), seat)
+
+    def partners(self, seat: int) -> list[int]:
+        """The other seats of `seat`'s team (none without partnerships)."""
+        return [s for s in self.teams[self.team_of(seat)] if s != seat] if self.teams else []
+
+    def partner(self, seat: int) -> int | None:
+        """The one partner of `seat` in a game of pairs (None without partnerships)."""
+        mates = self.partners(seat)
+        return mates[0] if len(mates) == 1 else None
+
+    def team_values(self, values: list[float]) -> list[float]:
+        """Per-seat numbers from per-team ones: each seat gets its team's value (the form of a team game's
+        deal scores and totals)."""
+        return [values[self.team_of(s)] for s in range(self.n)]
 
     def events_since(self, seat: int, cursor: int) -> tuple[list[dict], int]:
         """The events `seat` may see from position `cursor` of the log on, and the new cursor."""
@@ -210,7 +242,8 @@ class Game:
         seats = list(range(len(totals))) if seats is None else seats
         sign = 1 if self.low_wins else -1
         keys = [(self.out_deal[s] is not None, -(self.out_deal[s] or 0), sign * t) for s, t in zip(seats, totals)]
-        return [1 + sum(1 for u in keys if u < k) for k in keys]
+        # a team game ranks the teams: the sides ahead are counted once each, so partners share their team's rank
+        return [1 + len({self.team_of(s) for s, u in zip(seats, keys) if u < k}) for k in keys]
 
     # --- seats still in the match -------------------------------------------------
     def seats_in(self) -> list[int]:
@@ -239,12 +272,18 @@ class Game:
         if out:
             self.out_deal = [self.deal_no if s in out else d for s, d in enumerate(self.out_deal)]
             detail["eliminated"] = out
+        if self.teams:  # the deal's score of each team (every seat of a team carries it)
+            detail["teams"] = [scores[t[0]] for t in self.teams]
         record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
         self.deal_results.append(record)
         self.emit(to_builtins(DealOver.of(record)))  # the event carries what the deal_over message does
         self.deal_no += 1
-        if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts["max_deals"]:
+        if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts.get("max_deals", math.inf):
             self.over = True
+            bonus = self.match_bonus()
+            if bonus is not None:
+                self.end_bonus = bonus
+                self.totals = [t + b for t, b in zip(self.totals, bonus)]
             self.emit({"type": "match_over", "totals": list(self.totals), "ranks": self.ranks(self.totals)})
         else:
             self.dealer = self.next_dealer(winner)
@@ -257,6 +296,11 @@ class Game:
     def match_ended(self) -> bool:
         """The variant's end condition, checked after each deal."""
         return False
+
+    def match_bonus(self) -> list[float] | None:
+        """Per-seat points added to the totals when the match ends (persian: 50 to the side ahead); None for a
+        variant without such a bonus."""
+        return None
 
     def _snapshot(self) -> tuple[dict, int, int]:
         # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays

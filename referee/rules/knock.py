@@ -3,7 +3,7 @@ against the table and deadwood decides the deal (rules/gin.md and the variants b
 
 from typing import Any
 
-from protocol.messages import Decision, Discard, Draw, Exchange, Knock, LayOff, Meld, Op, Pass
+from protocol.messages import Decision, Discard, Draw, Knock, Op, Pass
 from referee.rules.cards import rank
 from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
 from referee.rules.describe import Field, Phase
@@ -60,14 +60,6 @@ class KnockGame(DrawMeldDiscard):
     def limit(self) -> int:
         """The most deadwood a knock may leave."""
         return self.knock_limit
-
-    def layoff_allowed(self, seat: int, meld: int) -> bool:
-        """Whether `seat` may lay off on table meld `meld` in its turn (all melds by default)."""
-        return True
-
-    def reachable(self, seat: int) -> list[int]:
-        """Indices of the table melds `seat` may lay off on in its turn."""
-        return [i for i in range(len(self.table)) if self.layoff_allowed(seat, i)]
 
     def layoff_table(self, seat: int) -> list[TableMeld]:
         """The table melds that count for `seat`'s own deadwood in its turn."""
@@ -136,11 +128,6 @@ class KnockGame(DrawMeldDiscard):
         if isinstance(op, Draw) and op.source == "discard" and self.stock_only:
             raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
         super().do(seat, op)
-
-    def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
-        if not isinstance(op, Meld) and 0 <= op.meld < len(self.table) and not self.layoff_allowed(seat, op.meld):
-            raise IllegalAction("layoff.not-allowed", f"you may not add to meld {op.meld} in this turn")
-        super().table_op(seat, op)
 
     def offer(self, seat: int, op: Op) -> None:
         """The starter is offered to each seat in turn from Pirmasis; if all decline, Pirmasis draws from the stock."""

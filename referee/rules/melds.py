@@ -35,6 +35,7 @@ class MeldRules:
         None  # a variant's own condition on new melds: raises IllegalAction
     )
     kinds: tuple[named.MeldKind, ...] = ()  # named kinds instead of sets and runs (liverpool: referee/rules/kinds.py)
+    joker_sets: bool = False  # jokers that are not wild meld as a set of their own, 3 to 4 of them (persian)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,8 @@ def _run_order(ids: list[str], rules: MeldRules) -> list[str] | None:
 
 def _set_ok(ids: list[str], rules: MeldRules) -> str | None:
     """None if the ids form a valid set, else the broken rule."""
+    if rules.joker_sets and ids and all(x == JOKER for x in ids):  # rules/persian.md, Valid combinations
+        return None if len(ids) <= min(4, rules.set_max) else "set.max-size"
     if JOKER in ids or len({rank(x) for x in ids}) != 1:
         return "set.same-rank"
     n = len(ids)

@@ -160,6 +160,9 @@ def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
         for r in RANKS:
             if by_rank[r] + n_wild >= rules.min_size and by_rank[r] >= naturals_needed("set", rules):
                 _set_melds(r, naturals, wilds, rules, out)
+        jokers = 0 if JOKER in rules.wilds or not rules.joker_sets else counts.get(JOKER, 0)
+        for n in range(rules.min_size, min(jokers, 4, rules.set_max) + 1):  # a joker set (rules/persian.md)
+            _add(out, "set", [JOKER] * n, [JOKER] * n, rules)
     return out
 
 
