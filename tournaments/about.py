@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tournaments import schedule
+
 UNKNOWN = "unknown (the romis that wrote this database did not record it)"
 
 
@@ -75,6 +77,31 @@ def _variant_words(a: About) -> str:
     return f"{slug}: {v['name']} ({v['local_name']}), rules version {v['rules_version']}"
 
 
+def partnership_words(mode: str | None) -> str:
+    """What a team tournament's partnership mode means, in words."""
+    if mode == "fixed":
+        return (
+            "fixed: each entrant fills both seats of one partnership (partners opposite); "
+            "both seatings on the same decks"
+        )
+    if mode == "mixed":
+        return (
+            "mixed: every pair of entrants is a partnership, meeting every other pair; "
+            "openskill team ratings (both partners move by the team's result)"
+        )
+    return "none"
+
+
+def seatings(c: dict[str, Any]) -> int:
+    """How many seatings each table plays per deal set: every seat rotation, or, in a team tournament, those that
+    keep the partnerships (with fixed ones: the team swaps)."""
+    seats, teams = c.get("seats") or 0, tuple(tuple(t) for t in c.get("teams") or ())
+    if not teams:
+        return seats
+    make = schedule.mixed_partnerships if c.get("partnerships") == "mixed" else schedule.fixed_partnerships
+    return len(schedule.rotations(make([f"entrant {i}" for i in range(seats)], teams)[0], teams))
+
+
 def _table_words(a: About) -> str:
     c = a.config
     n = len(c.get("entrants", {}))
@@ -82,7 +109,7 @@ def _table_words(a: About) -> str:
     if kind == "gauntlet":
         kind = f"gauntlet of {c.get('candidate')} against the others"
     tables = f"{c.get('seats')} seats"
-    per_table = (c.get("deal_sets") or 0) * (c.get("seats") or 0)  # games: deal sets x seat rotations
+    per_table = (c.get("deal_sets") or 0) * seatings(c)  # games: deal sets x seatings
     if a.games_scheduled is not None and per_table:
         tables = f"{_plural(a.games_scheduled // per_table, 'table')} of {tables}"
     return f"{tables}; {n} entrants; {kind}"
@@ -90,7 +117,9 @@ def _table_words(a: About) -> str:
 
 def _games_words(a: About) -> str:
     c = a.config
-    dealt = f"{c.get('deal_sets')} deal sets per table, each dealt once under every seat rotation"
+    under = {"fixed": "both seatings of the partnerships", "mixed": "every seat rotation that keeps the partnerships"}
+    how = under.get(c.get("partnerships") or "", "every seat rotation")
+    dealt = f"{c.get('deal_sets')} deal sets per table, each dealt once under {how}"
     if a.games_scheduled is None:
         return f"{a.games_played} played; {dealt}"
     unfinished = "" if a.games_played >= a.games_scheduled else " (unfinished: run it again to resume)"
@@ -133,6 +162,7 @@ def facts(a: About) -> list[tuple[str, str]]:
         ("variant", _variant_words(a)),
         ("scoring", scoring_words(a.low_wins)),
         ("tables", _table_words(a)),
+        *([("partnerships", partnership_words(c["partnerships"]))] if c.get("partnerships") else []),
         ("games", _games_words(a)),
         ("seed", str(c.get("seed"))),
         ("options", options + " (defaults filled in)"),
@@ -163,6 +193,7 @@ def as_json(a: About) -> dict[str, Any]:
         "dealer_follows_play": v.get("dealer_follows_play"),
         **{k: c.get(k) for k in ("seats", "deal_sets", "seed", "schedule", "candidate", "options")},
         **{k: c.get(k) for k in ("limits", "retries")},
+        **{k: c[k] for k in ("partnerships", "teams") if k in c},  # a team tournament's only
         "entrants": [{"name": n, "command": cmd} for n, cmd in entrant_rows(a)],
         "games_played": a.games_played,
         "games_scheduled": a.games_scheduled,

@@ -26,13 +26,16 @@ def run(
     seed: Annotated[int | None, typer.Option(help="master seed")] = None,
     db: Annotated[str | None, typer.Option(help="results database (SQLite)")] = None,
     records: Annotated[str | None, typer.Option(help="directory for game records")] = None,
+    partnerships: Annotated[
+        str | None, typer.Option(help="a team variant's partnerships: fixed (one entrant per team) or mixed")
+    ] = None,
 ) -> None:
     """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
     from tournaments.config import load, parse_entrant_flags
     from tournaments.report import render
     from tournaments.run import run_tournament
-    from tournaments.standings import standings
     from tournaments.store import StoreError
+    from tournaments.teams import tournament_standings
 
     if entrant is None:
         entrant = []
@@ -47,6 +50,7 @@ def run(
             "seed": seed,
             "db": db,
             "records": records,
+            "partnerships": partnerships,
         },
     )
     try:
@@ -61,7 +65,7 @@ def run(
             err=True,
         )
         raise typer.Exit(3) from None
-    typer.echo(render(standings(store.results(), list(cfg.entrants)), "table", about=store.about()))
+    typer.echo(render(tournament_standings(store.results(), cfg.fingerprint()), "table", about=store.about()))
     failed = store.failures()
     for line in failure_lines(failed):
         typer.echo(line)
@@ -98,14 +102,14 @@ def report(
 ) -> None:
     """Standings, head-to-head, ratings and duplicate-deal figures of a tournament, with what was played."""
     from tournaments.report import FORMATS, meta_csv, meta_path, render
-    from tournaments.standings import standings
     from tournaments.store import Store
+    from tournaments.teams import tournament_standings
 
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
     store = Store(db, readonly=True)  # no lock, no write: it works during a run and in a read-only directory
     about = store.about()
-    text = render(standings(store.results(), list(about.config["entrants"])), fmt, about=about)
+    text = render(tournament_standings(store.results(), about.config), fmt, about=about)
     if not output:
         typer.echo(text)
         for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report

@@ -31,8 +31,10 @@ KNOWN = {
     "entrants",
     "sign_key",
     "no_network",
+    "partnerships",
     *CLOCK_DEFAULTS,
 }
+PARTNERSHIPS = ("fixed", "mixed")  # a team variant's default is the first
 
 
 @dataclass
@@ -54,6 +56,7 @@ class Config:
     retries: int = 0
     sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
     no_network: bool = False  # every bot in a network namespace of its own, loopback only
+    partnerships: str | None = None  # a team variant's: "fixed" (the default) or "mixed"; None without teams
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run)."""
@@ -70,15 +73,30 @@ class Config:
             "retries": self.retries,
             # only when set: the fingerprints of tournaments begun before the setting existed stay the same
             **({"no_network": True} if self.no_network else {}),
+            # a team variant's: with the seats of each team, so that the database alone can be reported
+            **({"partnerships": self.partnerships, "teams": [list(t) for t in self.teams()]} if self.teams() else {}),
         }
+
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        """The seats of each partnership of the variant (empty without partnerships)."""
+        return find_variant(self.variant).teams
 
     def tables(self) -> list[tuple[str, ...]]:
         """The tables of the schedule."""
         names, seats = list(self.entrants), self.seats or find_variant(self.variant).min_players
+        if self.teams():
+            return self._team_tables(names)
         if self.schedule == "gauntlet":
             assert self.candidate is not None, "load() checks that a gauntlet names its candidate"
             return schedule.gauntlet(self.candidate, names, seats)
         return schedule.round_robin(names, seats)
+
+    def _team_tables(self, names: list[str]) -> list[tuple[str, ...]]:
+        """A team variant's tables (seatings): one entrant per partnership, or every split into partnerships;
+        a gauntlet keeps those with the candidate."""
+        make = schedule.mixed_partnerships if self.partnerships == "mixed" else schedule.fixed_partnerships
+        tables = make(names, self.teams())
+        return [t for t in tables if self.candidate in t] if self.schedule == "gauntlet" else tables
 
 
 def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
@@ -147,8 +165,7 @@ def _check(cfg: Config) -> Config:
     cfg.options = cls.parse_options(cfg.options)
     cfg.seats = cfg.seats or cls.min_players
     cls.check_players(cfg.seats, "seats per table")
-    if len(cfg.entrants) < cfg.seats:
-        raise ConfigError(f"{len(cfg.entrants)} entrant(s) cannot fill a table of {cfg.seats}")
+    _check_partnerships(cfg)
     if cfg.schedule not in ("round-robin", "gauntlet"):
         raise ConfigError(f"schedule must be round-robin or gauntlet, not {cfg.schedule!r}")
     if cfg.schedule == "gauntlet" and cfg.candidate not in cfg.entrants:
@@ -177,6 +194,29 @@ def _check(cfg: Config) -> Config:
         split_command(command)
     _check_sign_key(cfg)
     return cfg
+
+
+def _check_partnerships(cfg: Config) -> None:
+    """Enough entrants to fill the tables: with fixed partnerships one per team, otherwise one per seat."""
+    teams, n = cfg.teams(), len(cfg.entrants)
+    if not teams:
+        if cfg.partnerships is not None:
+            raise ConfigError(f"partnerships: {cfg.variant} has no partnerships (it is for a team variant)")
+        if n < (cfg.seats or 0):
+            raise ConfigError(f"{n} entrant(s) cannot fill a table of {cfg.seats}")
+        return
+    if cfg.seats != sum(len(t) for t in teams):
+        raise ConfigError(f"{cfg.variant} is played by {sum(len(t) for t in teams)} in partnerships, not {cfg.seats}")
+    if cfg.partnerships is None:
+        cfg.partnerships = PARTNERSHIPS[0]
+    if cfg.partnerships not in PARTNERSHIPS:
+        raise ConfigError(f"partnerships must be fixed or mixed, not {cfg.partnerships!r}")
+    need = len(teams) if cfg.partnerships == "fixed" else sum(len(t) for t in teams)
+    if n < need:
+        each = "one entrant fills each partnership" if cfg.partnerships == "fixed" else "one entrant per seat"
+        raise ConfigError(
+            f"{cfg.variant} with {cfg.partnerships} partnerships needs at least {need} entrants ({each}), got {n}"
+        )
 
 
 def _check_sign_key(cfg: Config) -> None:

@@ -12,9 +12,10 @@ import json
 import textwrap
 from pathlib import Path
 
-from tournaments.about import About, as_json, duplicate_words, entrant_rows, facts
+from tournaments.about import About, as_json, duplicate_words, entrant_rows, facts, partnership_words
 from tournaments.plot import rating_plot
 from tournaments.standings import EntrantRow, Standings
+from tournaments.teams import team_label
 
 FORMATS = ("table", "md", "csv", "json", "html")
 HEADERS = (
@@ -109,6 +110,23 @@ def _headers(about: About | None) -> list[str]:
     return [h + better if h == "mean score" else h for h in HEADERS]
 
 
+TEAM_HEADERS = ("#", "partnership", "games", "wins", "draws", "losses", "match pts", "mean score")
+
+
+def _team_title(st: Standings) -> str:
+    """The heading of the partnerships' table, naming the mode."""
+    return f"Partnerships ({partnership_words(st.partnerships)})"
+
+
+def _team_cells(st: Standings) -> list[list[str]]:
+    """The partnerships' rows as display strings, in TEAM_HEADERS order."""
+    return [
+        [str(i), team_label(t), str(t.games), str(t.wins), str(t.draws), str(t.losses)]
+        + [_num(t.match_points, 1), _num(t.mean_score, 1)]
+        for i, t in enumerate(st.teams, 1)
+    ]
+
+
 def _cells(rank: int, r: EntrantRow) -> list[str]:
     """One standings row as display strings, in HEADERS order."""
     lo, hi = r.win_ci
@@ -169,8 +187,11 @@ def _table(st: Standings, title: str, about: About | None) -> str:
         + [[str(i), a] + [_h2h_cell(st, a, b) for b in names] for i, a in enumerate(names, 1)]
     )
     luck = textwrap.fill(duplicate_words(st.duplicate, about), width=100)
+    teams = ""
+    if st.partnerships:
+        teams = f"{textwrap.fill(_team_title(st), width=100)}\n{_align([list(TEAM_HEADERS), *_team_cells(st)])}\n\n"
     return (
-        f"{title} — {st.games} games\n\n{_about_text(about)}{standings}\n\nHead to head (row vs column, "
+        f"{title} — {st.games} games\n\n{_about_text(about)}{standings}\n\n{teams}Head to head (row vs column, "
         f"wins-losses-ties)\n{h2h}\n\n{luck}\n"
     )
 
@@ -209,6 +230,7 @@ def _markdown(st: Standings, title: str, about: About | None) -> str:
             + [
                 "## Standings",
                 _md_table(_headers(about), [_cells(i, r) for i, r in enumerate(st.entrants, 1)]),
+                *_md_teams(st),
                 "## Head to head",
                 "Row vs column: wins-losses-ties.",
                 _md_table(["vs"] + names, [[a] + [_h2h_cell(st, a, b) for b in names] for a in names]),
@@ -219,6 +241,21 @@ def _markdown(st: Standings, title: str, about: About | None) -> str:
         )
         + "\n"
     )
+
+
+def _md_teams(st: Standings) -> list[str]:
+    """The partnerships' section in Markdown (nothing without partnerships)."""
+    if not st.partnerships:
+        return []
+    return ["## Partnerships", _md_text(_team_title(st)) + ".", _md_table(list(TEAM_HEADERS), _team_cells(st))]
+
+
+def _html_teams(st: Standings) -> str:
+    """The partnerships' section in HTML (empty without partnerships)."""
+    if not st.partnerships:
+        return ""
+    table = _html_table(list(TEAM_HEADERS), _team_cells(st), "teams", 2)
+    return f"<h2>Partnerships</h2>\n<p>{html.escape(_team_title(st))}.</p>\n{table}\n"
 
 
 def _csv(st: Standings, _title: str, about: About | None) -> str:
@@ -298,7 +335,7 @@ def _html(st: Standings, title: str, about: About | None) -> str:
 <body><h1>{t}</h1><p>{st.games} games.</p>
 {_html_about(about)}<h2>Standings</h2>
 {_html_table(_headers(about), [_cells(i, r) for i, r in enumerate(st.entrants, 1)], "standings", 2)}
-<h2>Rating as games accumulate</h2>
+{_html_teams(st)}<h2>Rating as games accumulate</h2>
 <p>Plackett-Luce rating mu after each game; the band is mu ± sigma.</p>
 {rating_plot(st)}
 <h2>Head to head</h2><p>Row vs column: wins-losses-ties.</p>

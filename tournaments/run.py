@@ -12,9 +12,10 @@ from referee.play import play_match, timing_summary
 from referee.records import RecordError
 from tournaments import schedule
 from tournaments.config import LIMIT_DEFAULTS, Config
+from tournaments.schedule import Teams
 from tournaments.spec import GameResult, GameSpec, SeatResult
-from tournaments.standings import match_points
 from tournaments.store import Lock, Store, StoreError, disk_or_path
+from tournaments.teams import game_points
 from tournaments.workers import Worker
 
 OnResult = Callable[[GameResult], None]
@@ -31,7 +32,7 @@ class Executor(Protocol):
 def game_specs(cfg: Config) -> list[GameSpec]:
     """Every game of the tournament, in schedule order."""
     specs = []
-    for t, d, r, seed, seating in schedule.games(cfg.tables(), cfg.deal_sets, cfg.seed):
+    for t, d, r, seed, seating in schedule.games(cfg.tables(), cfg.deal_sets, cfg.seed, cfg.teams()):
         key = f"t{t}-d{d}-r{r}"
         record = str(Path(cfg.records) / f"{key}.jsonl") if cfg.records else None
         specs.append(
@@ -154,17 +155,17 @@ class Progress:
     """Games done, rate, ETA and the current leader: a live line on a terminal, plain lines otherwise.
     A failed game always gets a line of its own, with its reason."""
 
-    def __init__(self, total: int, done: int, live: bool):
+    def __init__(self, total: int, done: int, live: bool, teams: Teams = ()):
         self.total, self.done, self.start_done = total, done, done
-        self.live = live
+        self.live, self.teams = live, teams
         self.points: dict[str, float] = {}
         self.failed = 0
         self.t0 = time.monotonic()
 
     def update(self, result: GameResult) -> None:
         """Count a finished game and show where the tournament stands."""
-        for s in result.seats:
-            self.points[s.entrant] = self.points.get(s.entrant, 0) + match_points(s, result.seats)
+        for name, points in game_points(result, self.teams).items():  # an entrant in two seats counts once
+            self.points[name] = self.points.get(name, 0) + points
         faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
         self._show(f"{result.key} done" + (f" | fault {faults}" if faults else ""))
 
@@ -228,7 +229,8 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
     retried = len(store.failures())
     todo = [s for s in specs if s.key not in finished]
     _drop_partial_records(todo)
-    progress = Progress(len(specs), len(specs) - len(todo), sys.stderr.isatty() if live is None else live)
+    live = sys.stderr.isatty() if live is None else live
+    progress = Progress(len(specs), len(specs) - len(todo), live, cfg.teams())
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
         sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored{again}\n")

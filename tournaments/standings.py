@@ -7,6 +7,7 @@ gives the same standings at any concurrency and after a resume.
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -42,13 +43,30 @@ class EntrantRow:
 
 
 @dataclass
+class TeamRow:
+    """One partnership's line in a team tournament: the entrants of its seats (with fixed partnerships one
+    entrant twice), its games and their outcomes (a draw is a shared first place), match points, mean total."""
+
+    members: list[str]
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    match_points: float = 0.0
+    mean_score: float | None = None
+
+
+@dataclass
 class Standings:
-    """Everything a report shows: entrants best first, head-to-head counts, duplicate summary."""
+    """Everything a report shows: entrants best first, head-to-head counts, duplicate summary; in a team
+    tournament also the partnership mode ("fixed" or "mixed") and the partnerships best first."""
 
     entrants: list[EntrantRow]
     head_to_head: dict[tuple[str, str], dict[str, int]]
     duplicate: dict[str, Any]
     games: int = 0
+    partnerships: str | None = None
+    teams: list[TeamRow] = field(default_factory=list)
 
     def row(self, name: str) -> EntrantRow:
         """The row of the entrant called `name`."""
@@ -63,9 +81,11 @@ class Standings:
             d["rating_history"] = [list(h) for h in r.rating_history]
             rows.append(d)
         h2h = [{"a": a, "b": b, **c} for (a, b), c in sorted(self.head_to_head.items())]
+        teams = {"partnerships": self.partnerships, "teams": [asdict(t) for t in self.teams]}
         return {
             "games": self.games,
-            "rating_model": "openskill PlackettLuce",
+            "rating_model": "openskill PlackettLuce" + (" (team ratings)" if self.partnerships else ""),
+            **(teams if self.partnerships else {}),  # only in a team tournament: other reports stay as they were
             "entrants": rows,
             "head_to_head": h2h,
             "duplicate": self.duplicate,
@@ -89,12 +109,7 @@ def wilson_interval(wins: int, n: int, z: float = WILSON_Z) -> tuple[float, floa
 
 def standings(games: list[GameResult], entrants: list[str]) -> Standings:
     """Aggregate finished games into standings for `entrants` (deterministic, order-free)."""
-    ordered = sorted(games, key=lambda g: (g.table, g.deal_set, g.rotation, g.key))
-    known = set(entrants)
-    for g in ordered:
-        unknown = {s.entrant for s in g.seats} - known
-        if unknown:
-            raise ValueError(f"game {g.key} has entrants not in the tournament: {sorted(unknown)}")
+    ordered = in_order(games, entrants)
     rows = {name: EntrantRow(name) for name in entrants}
     _count(ordered, rows)
     _rate(ordered, rows)
@@ -102,6 +117,17 @@ def standings(games: list[GameResult], entrants: list[str]) -> Standings:
         _finish(row, [s for g in ordered for s in g.seats if s.entrant == row.name])
     best_first = sorted(rows.values(), key=lambda r: (-r.rating["ordinal"], -r.match_points, r.name))
     return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered))
+
+
+def in_order(games: list[GameResult], entrants: list[str]) -> list[GameResult]:
+    """The games in the fixed order (table, deal set, rotation); ValueError if one has an unknown entrant."""
+    ordered = sorted(games, key=lambda g: (g.table, g.deal_set, g.rotation, g.key))
+    known = set(entrants)
+    for g in ordered:
+        unknown = {s.entrant for s in g.seats} - known
+        if unknown:
+            raise ValueError(f"game {g.key} has entrants not in the tournament: {sorted(unknown)}")
+    return ordered
 
 
 def _count(games: list[GameResult], rows: dict[str, EntrantRow]) -> None:
@@ -178,7 +204,14 @@ def _head_to_head(games: list[GameResult]) -> dict[tuple[str, str], dict[str, in
     return dict(h2h)
 
 
-def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
+def seat_points(game: GameResult) -> dict[str, float]:
+    """Each entrant's match points in a game without partnerships (one seat each)."""
+    return {s.entrant: match_points(s, game.seats) for s in game.seats}
+
+
+def duplicate_summary(
+    games: list[GameResult], points: Callable[[GameResult], dict[str, float]] = seat_points
+) -> dict[str, Any]:
     """What duplicate dealing did to the spread of results, measured on match points per game.
 
     A duplicate unit (a deal set) is the set of games sharing (table, deal_set): the same decks
@@ -199,6 +232,8 @@ def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
       unit variances; spread_cut = 1 - spread_duplicate / spread_single_deals, clamped to [0, 1].
     - per_unit: for every unit, the match points each entrant summed over its rotations
       and who scored most (all of them on a tie); unit_leads counts those per entrant.
+
+    `points` gives each entrant's match points in a game (a team game counts an entrant once).
     """
     units: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
     for g in games:
@@ -210,8 +245,8 @@ def duplicate_summary(games: list[GameResult]) -> dict[str, Any]:
     for (table, deal_set), unit in sorted(units.items()):
         sums: dict[str, list[float]] = defaultdict(list)
         for g in unit:
-            for s in g.seats:
-                sums[s.entrant].append(match_points(s, g.seats))
+            for name, got in points(g).items():
+                sums[name].append(got)
         for name, pts in sums.items():
             per_game[(name, table)].extend(pts)
             per_unit[(name, table)].append((len(pts), sum(pts) / len(pts)))
