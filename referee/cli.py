@@ -271,6 +271,8 @@ def evaluate(
             kinds = res.get("kinds") or [""] * len(res["melds"])  # named kinds (liverpool) follow their melds
             melds = "  ".join(" ".join(x) + (f" ({k})" if k else "") for x, k in zip(res["melds"], kinds)) or "-"
             typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}\npoints: {res['points']}")
+            if "meld_values" in res:  # persian: melds score for their side, so the hand has a value
+                typer.echo(f"meld values: {' '.join(map(str, res['meld_values'])) or '-'}\nvalue: {res['value']}")
             if "verdict" in res:  # continental: whether the hand can be laid down, and how
                 typer.echo(f"laying down: {res['verdict']}")
             if "requirements" in res:  # liverpool: the places whose requirement the hand meets

@@ -54,7 +54,7 @@ class Outcome:
                 "seat": i,
                 "bot": s.command,
                 "name": s.name,
-                "score": int(score) if score == int(score) else score,
+                "score": _number(score),
                 "rank": self.result["ranks"][i],
                 "fault": s.fault,
             }
@@ -65,7 +65,15 @@ class Outcome:
             if timings:
                 row["timings"] = timing_summary(s.walls, s.cpus)
             seats.append(row)
-        return {"variant": self.variant, "seed": self.seed, "deals": len(self.result["deals"]), "seats": seats}
+        out = {"variant": self.variant, "seed": self.seed, "deals": len(self.result["deals"]), "seats": seats}
+        if "teams" in self.result:  # partnerships (persian): each side's seats, total and rank
+            out["teams"] = [{**t, "total": _number(t["total"])} for t in self.result["teams"]]
+        return out
+
+
+def _number(value: float) -> float:
+    """A whole number as an int, so that JSON shows 206 rather than 206.0."""
+    return int(value) if value == int(value) else value
 
 
 def timing_summary(walls: list[float], cpus: list[float]) -> dict[str, Any]:
@@ -265,6 +273,8 @@ def deal_line(deal: dict[str, Any]) -> str:
     line = f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
     if "penalties" in deal:
         line += f"; penalties {deal['penalties']} -> {deal['penalty_totals']}"
+    if "teams" in deal:  # partnerships: the sides' deal scores, in the order of the result's teams
+        line += f"; partnerships {' vs '.join(f'{t:g}' for t in deal['teams'])}"
     return line
 
 
@@ -293,4 +303,22 @@ def render_text(out: Outcome, deals: bool = True) -> str:
         "  ".join(c.ljust(w) if k == 3 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths + [0]))).rstrip()
         for r in rows
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + team_lines(out.result.get("teams", []), out.result.get("match_bonus")))
+
+
+def team_lines(teams: list[dict[str, Any]], bonus: list[float] | None = None) -> list[str]:
+    """The partnerships' totals, best first, each with the seats that form it and the match bonus it received
+    (none without partnerships)."""
+    if not teams:
+        return []
+    rows = sorted(teams, key=lambda t: t["rank"])
+    seats = [", ".join(map(str, t["seats"])) for t in rows]
+    width = max(map(len, seats))
+    out = ["", "partnerships:"]
+    for t, s in zip(rows, seats):
+        extra = bonus[t["seats"][0]] if bonus else 0
+        out.append(
+            f"  rank {t['rank']}  seats {s.ljust(width)}  total {t['total']:g}"
+            + (f" (match bonus {extra:g} included)" if extra else "")
+        )
+    return out

@@ -237,12 +237,18 @@ class Brain:
         if not self.greedy:
             return self.rng.choice(choices)
 
+        value = self.game.penalty
+        # where a card held costs nothing and a card melded scores (persian), the valuable cards are kept
+        keep_high = not getattr(self.game, "hand_cards_count", True)
+
         # what keeping the rest is worth: melded value first, then meld-building cards
         def cost(card: str) -> tuple[int, int, str]:
             rest = list(hand)
             rest.remove(card)
-            left = best_split(rest, self.rules, self.game.penalty).points
-            return (left, -self.game.penalty(card) + 6 * _neighbours(card, hand), card)
+            left = best_split(rest, self.rules, value).points
+            if keep_high:  # keep the rest's melds, then throw the cheapest card that builds the fewest
+                return (left - sum(map(value, rest)), value(card) + 6 * _neighbours(card, hand), card)
+            return (left, -value(card) + 6 * _neighbours(card, hand), card)
 
         return min(choices, key=cost)
 

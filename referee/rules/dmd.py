@@ -99,6 +99,11 @@ class DrawMeldDiscard(Game):
         """The deal ends drawn when a turn ends with this many stock cards or fewer, unless `rebuild_stock`."""
         return 0
 
+    @property
+    def hand_cards_count(self) -> bool:
+        """Whether the cards left in a hand count (against their holder, or for the winner) when the deal ends."""
+        return True
+
     @classmethod
     def all_options(cls) -> dict[str, Option]:
         """The family's options, without the stock-rebuild ones where the stock is never rebuilt."""

@@ -52,6 +52,10 @@ class Persian(DrawMeldDiscard):
         "meld": Field("int", "what a card adds to its side's score in a meld; a four-card set counts double"),
     }
 
+    @property
+    def hand_cards_count(self) -> bool:
+        return self.opts["deduct_hand_cards"]  # Scoring: cards left in hands are ignored by default
+
     def make_deck(self) -> list[str]:
         return deck(packs=1, jokers=4)
 
@@ -93,7 +97,7 @@ class Persian(DrawMeldDiscard):
     def score_deal(self, winner: int | None) -> list[float]:
         """Scoring: each side's melds (whoever of the two made them), 25 for going out (none in a stalemate),
         less the cards in its hands with `deduct_hand_cards`; every seat carries its side's score."""
-        sides = [0.0] * len(self.teams)
+        sides: list[float] = [0] * len(self.teams)  # whole numbers: the protocol's scores are integers
         for meld in self.table:
             sides[self.team_of(meld.owner)] += self.meld_points(meld)
         if winner is not None:
@@ -110,8 +114,8 @@ class Persian(DrawMeldDiscard):
         """End of the match: 50 to the side with the larger total; nothing to either on a tie (Ambiguity 10)."""
         sides = [self.totals[t[0]] for t in self.teams]
         best = max(sides)
-        won = [self.match_win_bonus if s == best and sides.count(best) == 1 else 0 for s in sides]
-        return self.team_values([float(b) for b in won])
+        won: list[float] = [self.match_win_bonus if s == best and sides.count(best) == 1 else 0 for s in sides]
+        return self.team_values(list(won))
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
