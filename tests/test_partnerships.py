@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from openskill.models import PlackettLuce
 from procs import wait_until
 
 from referee.rules.errors import ConfigError
@@ -181,6 +182,9 @@ def test_mixed_partnerships_move_both_partners_by_the_team_result():
     st = team_standings(games_[:1], list("abcd"), TEAMS, "mixed")
     mu = {r.name: r.rating["mu"] for r in st.entrants}
     assert mu["a"] == mu["c"] > 25 > mu["b"] == mu["d"]
+    model = PlackettLuce()  # a team of two against a team of two, not four players on their own
+    (won, _), (lost, _) = model.rate([[model.rating(), model.rating()], [model.rating(), model.rating()]], ranks=[1, 2])
+    assert (mu["a"], mu["b"]) == (pytest.approx(won.mu), pytest.approx(lost.mu))
     assert ("a", "c") not in st.head_to_head, "partners are not opponents"
     assert st.head_to_head[("a", "b")] == st.head_to_head[("c", "d")] == {"wins": 1, "losses": 0, "ties": 0, "games": 1}
     st = team_standings(games_, list("abcd"), TEAMS, "mixed")
@@ -313,25 +317,40 @@ def test_mixed_partnerships_report_openskill_team_ratings(tmp_path):
 def test_a_persian_tournament_resumes_after_sigkill_with_the_standings_of_an_uninterrupted_run(tmp_path):
     from test_tournament import stored_games, untimed
 
-    cfg = toml(tmp_path, BOTS, deal_sets=2, seed=11)
+    cfg = toml(tmp_path, BOTS, deal_sets=1, seed=11)
     whole = tmp_path / "whole.db"
     r = tournament("run", str(cfg), "--db", str(whole))
     assert r.returncode == 0, r.stderr
     cut = tmp_path / "cut.db"
     proc = subprocess.Popen(
-        [PY, "-m", "referee", "tournament", "run", str(cfg), "--db", str(cut)],
+        # one game at a time (concurrency may change on resume): the kill lands between games
+        [PY, "-m", "referee", "tournament", "run", str(cfg), "--db", str(cut), "--concurrency", "1"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    assert wait_until(lambda: stored_games(cut)[0] >= 2, 120)
+    assert wait_until(lambda: stored_games(cut)[0] >= 1, 120)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     part = stored_games(cut)[0]
-    assert 2 <= part < 12, "the kill must land part-way"
+    assert 1 <= part < 6, "the kill must land part-way"
     r = tournament("run", str(cfg), "--db", str(cut))
     assert r.returncode == 0, r.stderr
-    assert f"resuming: {part} of 12" in r.stderr
-    assert stored_games(cut) == stored_games(whole) == (12, 48)
+    assert f"resuming: {part} of 6" in r.stderr
+    assert stored_games(cut) == stored_games(whole) == (6, 24)
     assert untimed(report(cut)) == untimed(report(whole))
+
+
+@pytest.mark.e2e
+def test_a_faulting_entrant_is_charged_once_per_game_and_its_opponent_plays_on(tmp_path):
+    db = tmp_path / "r.db"
+    people = [("greedy", "python -m sample_bots.greedy"), ("crash", "python -m sample_bots.bad.crash")]
+    r = tournament("run", str(toml(tmp_path, people, deal_sets=1, seed=2)), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as con:
+        seat_faults = con.execute("SELECT count(*) FROM seats WHERE entrant = 'crash' AND fault IS NOT NULL")
+        assert seat_faults.fetchone()[0] == 4, "each of its two bots faulted in each game"
+    rows = {e["name"]: e for e in report(db)["entrants"]}
+    assert sum(rows["crash"]["faults"].values()) == rows["crash"]["games"] == 2, "one fault per game, not per seat"
+    assert rows["greedy"]["faults"] == {} and rows["greedy"]["wins"] == 2
