@@ -86,7 +86,7 @@ def partnership_words(mode: str | None) -> str:
         )
     if mode == "mixed":
         return (
-            "mixed: every pair of entrants is a partnership, meeting every other pair; "
+            "mixed: every pair of entrants is a partnership, against every pair of two others; "
             "openskill team ratings (both partners move by the team's result)"
         )
     return "none"

@@ -165,14 +165,14 @@ def _finish(row: EntrantRow, seats: list[SeatResult]) -> None:
     """Per-game averages, the win interval and decision times from the entrant's seats."""
     n = row.games
     row.win_ci = wilson_interval(row.wins, n)
-    row.decision_time = _decision_time(seats)
+    row.decision_time = decision_times(seats)
     if n:
         row.match_points_per_game = row.match_points / n
         row.mean_score = sum(s.score for s in seats) / n
         row.win_rate = row.wins / n
 
 
-def _decision_time(seats: list[SeatResult]) -> dict[str, float | None]:
+def decision_times(seats: list[SeatResult]) -> dict[str, float | None]:
     """Mean weighted by decisions; p95 is the largest per-game p95, max the largest decision.
 
     The per-decision times are not kept, so the exact p95 over all decisions is unknown;

@@ -19,7 +19,7 @@ from tournaments.standings import (
     EntrantRow,
     Standings,
     TeamRow,
-    _decision_time,
+    decision_times,
     duplicate_summary,
     in_order,
     seat_points,
@@ -140,7 +140,7 @@ def _finish(row: EntrantRow, scores: list[float], seats: list[SeatResult]) -> No
     """Per-game averages (the mean score is the partnership's total), the win interval and decision times."""
     n = row.games
     row.win_ci = wilson_interval(row.wins, n)
-    row.decision_time = _decision_time(seats)
+    row.decision_time = decision_times(seats)
     if n:
         row.match_points_per_game = row.match_points / n
         row.mean_score = sum(scores) / n
