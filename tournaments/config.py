@@ -197,7 +197,8 @@ def _check(cfg: Config) -> Config:
 
 
 def _check_partnerships(cfg: Config) -> None:
-    """Enough entrants to fill the tables: with fixed partnerships one per team, otherwise one per seat."""
+    """A team variant's partnership mode (fixed unless set; refused for a variant without teams) and enough
+    entrants to fill its tables: with fixed partnerships one per team, otherwise one per seat."""
     teams, n = cfg.teams(), len(cfg.entrants)
     if not teams:
         if cfg.partnerships is not None:
