@@ -60,7 +60,7 @@ def test_the_match_is_two_deals_and_the_side_ahead_gets_50():
     r = g.result()
     assert r["teams"] == [{"seats": [0, 2], "total": 206, "rank": 1}, {"seats": [1, 3], "total": 150, "rank": 2}]
     assert r["totals"] == [206, 150, 206, 150] and r["ranks"] == [1, 2, 1, 2]
-    assert r["match_bonus"] == [50, 0, 50, 0]
+    assert g.deal_results[-1]["match_bonus"] == [50, 0] and g.deal_results[-1]["scores"] == [90, 90, 90, 90]
     assert g.log[-1].data == {"type": "match_over", "totals": [206, 150, 206, 150], "ranks": [1, 2, 1, 2]}
 
 
@@ -72,7 +72,7 @@ def test_equal_totals_draw_the_match_without_the_bonus():
     r = g.result()
     assert [d["teams"] for d in r["deals"]] == [[45 + 25, 24], [9, 21 + 9 + 25]]
     assert r["teams"][0]["total"] == r["teams"][1]["total"] == 79 and r["ranks"] == [1, 1, 1, 1]
-    assert r["match_bonus"] == [0, 0, 0, 0]
+    assert r["deals"][-1]["match_bonus"] == [0, 0]
 
 
 def test_the_view_shows_the_partner_and_the_teams_but_not_the_partners_hand():
@@ -93,4 +93,4 @@ def test_a_game_without_partnerships_keeps_per_seat_results():
     g = Classic(3, {}, seed=1)
     assert g.teams == () and [g.team_of(s) for s in range(3)] == [0, 1, 2] and g.partner(1) is None
     assert g.ranks([10, 5, 10]) == [2, 1, 2]
-    assert "teams" not in g.result() and "match_bonus" not in g.result()
+    assert "teams" not in g.result()
