@@ -154,7 +154,7 @@ class Persian(DrawMeldDiscard):
 def check_cards(cards: list[str], meld: TableMeld | None) -> None:
     """The variant's own reasons a meld (`meld` None) or a lay-off of `cards` on `meld` is illegal."""
     ids = list(meld.ids if meld else ()) + cards
-    if JOKER in cards and any(c != JOKER for c in ids):
+    if JOKER in ids and any(c != JOKER for c in ids):
         raise IllegalAction(
             "joker.not-wild", "jokers are not wild: they meld only with each other, as a set of 3 or 4 jokers"
         )
