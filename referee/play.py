@@ -275,6 +275,8 @@ def deal_line(deal: dict[str, Any]) -> str:
         line += f"; penalties {deal['penalties']} -> {deal['penalty_totals']}"
     if "teams" in deal:  # partnerships: the sides' deal scores, in the order of the result's teams
         line += f"; partnerships {' vs '.join(f'{t:g}' for t in deal['teams'])}"
+    if "match_bonus" in deal:  # persian: the side ahead after the last deal, in the scores and totals
+        line += f" (match bonus {' vs '.join(f'{t:g}' for t in deal['match_bonus'])})"
     return line
 
 
@@ -303,12 +305,14 @@ def render_text(out: Outcome, deals: bool = True) -> str:
         "  ".join(c.ljust(w) if k == 3 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths + [0]))).rstrip()
         for r in rows
     ]
-    return "\n".join(lines + team_lines(out.result.get("teams", []), out.result.get("match_bonus")))
+    played = out.result["deals"]
+    bonus = played[-1].get("match_bonus") if played else None
+    return "\n".join(lines + team_lines(out.result.get("teams", []), bonus))
 
 
 def team_lines(teams: list[dict[str, Any]], bonus: list[float] | None = None) -> list[str]:
     """The partnerships' totals, best first, each with the seats that form it and the match bonus it received
-    (none without partnerships)."""
+    (`bonus`, by team; no lines without partnerships)."""
     if not teams:
         return []
     rows = sorted(teams, key=lambda t: t["rank"])
@@ -316,7 +320,7 @@ def team_lines(teams: list[dict[str, Any]], bonus: list[float] | None = None) ->
     width = max(map(len, seats))
     out = ["", "partnerships:"]
     for t, s in zip(rows, seats):
-        extra = bonus[t["seats"][0]] if bonus else 0
+        extra = bonus[teams.index(t)] if bonus else 0
         out.append(
             f"  rank {t['rank']}  seats {s.ljust(width)}  total {t['total']:g}"
             + (f" (match bonus {extra:g} included)" if extra else "")

@@ -153,12 +153,17 @@ class Brain:
         meld_now = split.melds and (opened or worth >= need or goes_out)
         if meld_now and not self.greedy and not goes_out and self.rng.random() < 0.5:
             meld_now = False
+        allowed = decision.constraints.get("layoff_melds")  # the melds open to lay-offs, where the decision names them
         if meld_now:
             for m in split.melds:
                 ops.append(Meld(list(m.cards), _identities(m, self.rules.wilds), m.kind))
             hand = list(split.deadwood)
-            if opened or worth >= need:  # on the melds the decision opens to lay-offs, where it names them
-                ops += self._lay_offs(hand, view, decision.constraints.get("layoff_melds"))
+            if opened or worth >= need:
+                ops += self._lay_offs(hand, view, allowed)
+        elif allowed:  # named melds are open now, with or without a meld of one's own (persian: the partner's)
+            for op in self._lay_offs(list(split.deadwood), view, allowed):
+                ops.append(op)
+                hand.remove(op.cards[0])
         if not hand:
             return ops
         # the re-discard ban: the decision's legal discards, unless this play took cards after it was asked

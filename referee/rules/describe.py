@@ -127,12 +127,15 @@ def deck_summary(cards: list[str]) -> dict[str, Any]:
 def meld_rules(rules: MeldRules, deck: list[str]) -> dict[str, Any]:
     """The meld rules as a bot in any language can apply them; sizes and suit limits are found by asking the
     validator itself (melds.is_valid), so they are what the referee enforces."""
+    extra = [_summary(rules.meld_check.__doc__) or ""] if rules.meld_check else []
+    if rules.joker_sets:
+        extra.append("3 or 4 jokers, which are not wild, form a set of their own; a joker joins no other meld.")
     out = {
         "min_size": rules.min_size,
         "wild_cards": sorted(c for c in set(deck) if c in rules.wilds),
         "sets": _set_rules(rules) if rules.allow_sets else None,
         "runs": _run_rules(rules) if rules.allow_runs else None,
-        "extra_rule": _summary(rules.meld_check.__doc__) if rules.meld_check else None,
+        "extra_rule": " ".join(extra) or None,
     }
     if rules.kinds:  # named kinds (referee/rules/kinds.py): `meld.kind` names one of them
         out["kinds"] = [

@@ -6,7 +6,6 @@ Pure and deterministic: no I/O, no clock, no global random state. A game is full
 
 import difflib
 import hashlib
-import math
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -103,7 +102,6 @@ class Game:
         self.out_deal: list[int | None] = [None] * players  # the deal after which each seat was eliminated
         self.dealer = random.Random(derive_seed(seed, "dealer")).randrange(players)
         self.over = False
-        self.end_bonus: list[float] | None = None  # what `match_bonus` added to the totals when the match ended
         self.start_deal()
 
     @classmethod
@@ -185,13 +183,11 @@ class Game:
 
     def result(self) -> dict[str, Any]:
         """Final totals, ranks (1 = best, ties share) and the per-deal results; in a team game also each team's
-        seats, total and rank, and in a game with a match bonus the bonus each seat received."""
+        seats, total and rank."""
         ranks = self.ranks(self.totals)
         out: dict[str, Any] = {"totals": list(self.totals), "ranks": ranks, "deals": self.deal_results}
         if self.teams:
             out["teams"] = [{"seats": list(t), "total": self.totals[t[0]], "rank": ranks[t[0]]} for t in self.teams]
-        if self.end_bonus is not None:
-            out["match_bonus"] = list(self.end_bonus)
         return out
 
     # --- partnerships ---------------------------------------------------------------
@@ -272,18 +268,14 @@ class Game:
         if out:
             self.out_deal = [self.deal_no if s in out else d for s, d in enumerate(self.out_deal)]
             detail["eliminated"] = out
-        if self.teams:  # the deal's score of each team (every seat of a team carries it)
-            detail["teams"] = [scores[t[0]] for t in self.teams]
+        if self.teams:  # each team's deal score, unless the variant gives its own (persian: before the match bonus)
+            detail.setdefault("teams", [scores[t[0]] for t in self.teams])
         record = {"deal": self.deal_no, "winner": winner, "scores": scores, "totals": list(self.totals), **detail}
         self.deal_results.append(record)
         self.emit(to_builtins(DealOver.of(record)))  # the event carries what the deal_over message does
         self.deal_no += 1
-        if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts.get("max_deals", math.inf):
+        if len(self.seats_in()) <= 1 or self.match_ended() or self.deal_no >= self.opts["max_deals"]:
             self.over = True
-            bonus = self.match_bonus()
-            if bonus is not None:
-                self.end_bonus = bonus
-                self.totals = [t + b for t, b in zip(self.totals, bonus)]
             self.emit({"type": "match_over", "totals": list(self.totals), "ranks": self.ranks(self.totals)})
         else:
             self.dealer = self.next_dealer(winner)
@@ -296,11 +288,6 @@ class Game:
     def match_ended(self) -> bool:
         """The variant's end condition, checked after each deal."""
         return False
-
-    def match_bonus(self) -> list[float] | None:
-        """Per-seat points added to the totals when the match ends (persian: 50 to the side ahead); None for a
-        variant without such a bonus."""
-        return None
 
     def _snapshot(self) -> tuple[dict, int, int]:
         # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays

@@ -30,7 +30,6 @@ class Persian(DrawMeldDiscard):
     meld_rules = PERSIAN_MELDS
     low_wins = False
     predraw_plays = False  # Turn structure: every turn starts with the draw (Ambiguity 9)
-    unused_options = frozenset({"max_deals"})  # the match is exactly two deals (Ambiguity 13)
     deals = 2
     out_bonus = 25  # Special rules 3
     match_win_bonus = 50  # End of the match
@@ -38,12 +37,14 @@ class Persian(DrawMeldDiscard):
         "deduct_hand_cards": Option(False, help="subtract the cards left in each player's hand from his side's score"),
     }
     CONSTRAINTS = {
+        "opened": None,  # lay-offs need no meld of one's own (Ambiguity 2)
         "layoff_melds": Field("int[]", "the ids of the table melds you may lay off on: your own and your partner's"),
     }
     VIEW = {
         "partner": Field("int", "your partner's seat (opposite you); you never see his hand"),
-        "teams": Field("int[][]", "the two partnerships, each a list of seats; scores are per team"),
-        "scores": Field("number[]", "each seat's running match total: its partnership's, so partners share it"),
+        "teams": Field(
+            "int[][]", "the two partnerships, each a list of seats; each seat's scores entry is its partnership's total"
+        ),
     }
     CARD_VALUES = {
         "penalty": Field(
@@ -80,6 +81,7 @@ class Persian(DrawMeldDiscard):
 
     def decision(self, seat: int) -> Decision:
         d = super().decision(seat)
+        del d.constraints["opened"]
         d.constraints["layoff_melds"] = self.reachable(seat)
         return d
 
@@ -107,15 +109,27 @@ class Persian(DrawMeldDiscard):
                 sides[self.team_of(seat)] -= sum(map(self.penalty, hand))
         return self.team_values(sides)
 
-    def match_ended(self) -> bool:
-        return self.deal_no >= self.deals  # Ambiguity 14: a stalemated deal counts as one of the two
+    def end_deal(self, winner: int | None) -> None:
+        """Score the deal for the two sides; after the last deal the side ahead also gets the match bonus, which
+        the deal's scores include (as gin adds its game bonus) and its `teams` and `match_bonus` show apart."""
+        self.phase = "over"
+        scores = self.score_deal(winner)
+        sides = [scores[t[0]] for t in self.teams]
+        detail: dict[str, Any] = {"hands": [sorted(h) for h in self.hands], "teams": sides}
+        if self.deal_no + 1 >= self.deals:  # Ambiguity 14: a stalemated deal counts as one of the two
+            detail["match_bonus"] = bonus = self.match_bonus(sides)
+            scores = self.team_values([s + b for s, b in zip(sides, bonus)])
+        self.finish_deal(scores, winner, **detail)
 
-    def match_bonus(self) -> list[float]:
-        """End of the match: 50 to the side with the larger total; nothing to either on a tie (Ambiguity 10)."""
-        sides = [self.totals[t[0]] for t in self.teams]
-        best = max(sides)
-        won: list[float] = [self.match_win_bonus if s == best and sides.count(best) == 1 else 0 for s in sides]
-        return self.team_values(list(won))
+    def match_bonus(self, sides: list[float]) -> list[float]:
+        """End of the match: 50 to the side whose two-deal total (with this last deal's `sides`) is larger;
+        nothing to either on a tie (Ambiguity 10)."""
+        final = [self.totals[t[0]] + s for t, s in zip(self.teams, sides)]
+        best = max(final)
+        return [self.match_win_bonus if f == best and final.count(best) == 1 else 0 for f in final]
+
+    def match_ended(self) -> bool:
+        return self.deal_no >= self.deals
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
@@ -140,7 +154,7 @@ class Persian(DrawMeldDiscard):
 def check_cards(cards: list[str], meld: TableMeld | None) -> None:
     """The variant's own reasons a meld (`meld` None) or a lay-off of `cards` on `meld` is illegal."""
     ids = list(meld.ids if meld else ()) + cards
-    if JOKER in cards and any(c != JOKER for c in ids):
+    if JOKER in ids and any(c != JOKER for c in ids):
         raise IllegalAction(
             "joker.not-wild", "jokers are not wild: they meld only with each other, as a set of 3 or 4 jokers"
         )
