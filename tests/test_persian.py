@@ -352,3 +352,9 @@ def test_romis_eval_persian_says_the_melds_values(capsys):
     assert run(["eval", "persian", "--hand", "7S 7H 7D 7C 8S 9S JK"]) == 0
     out = capsys.readouterr().out
     assert "melds: 7C 7D 7H 7S\n" in out and "meld values: 56\nvalue: 56\n" in out
+
+
+def test_a_match_cut_short_by_the_safety_cap_still_gives_the_side_ahead_its_50():
+    g = rig(["7S", "2D 3D", "4S 5S", "6H 6D"], table=[(0, "QS KS AS"), (2, "7C 7D 7H")], max_deals=1)
+    finish(g, 0, Draw("stock"), LayOff(1, ["7S"]), Discard("2C"))
+    assert g.is_over() and g.deal_results[0]["match_bonus"] == [50, 0] and g.result()["teams"][0]["total"] == 166

@@ -1,5 +1,6 @@
 """Persian Rummy (Persų romis): rules/persian.md. Two partnerships, melds score for their side, two deals."""
 
+from collections import Counter
 from typing import Any
 
 from protocol.cards import JOKER
@@ -116,7 +117,8 @@ class Persian(DrawMeldDiscard):
         scores = self.score_deal(winner)
         sides = [scores[t[0]] for t in self.teams]
         detail: dict[str, Any] = {"hands": [sorted(h) for h in self.hands], "teams": sides}
-        if self.deal_no + 1 >= self.deals:  # Ambiguity 14: a stalemated deal counts as one of the two
+        last = min(self.deals, self.opts["max_deals"])  # (the shared safety cap could only cut the match shorter)
+        if self.deal_no + 1 >= last:  # Ambiguity 14: a stalemated deal counts as one of the two
             detail["match_bonus"] = bonus = self.match_bonus(sides)
             scores = self.team_values([s + b for s, b in zip(sides, bonus)])
         self.finish_deal(scores, winner, **detail)
@@ -137,10 +139,7 @@ class Persian(DrawMeldDiscard):
         value, the cards left over and their value."""
         game = cls.hooks_only()
         melds = best_melds(game, list(hand))
-        rest = list(hand)
-        for m in melds:
-            for c in m.cards:
-                rest.remove(c)
+        rest = list((Counter(hand) - Counter(c for m in melds for c in m.cards)).elements())
         values = [game.meld_points(m) for m in melds]
         return {
             "melds": [list(m.cards) for m in melds],
