@@ -220,9 +220,8 @@ class Exchange(Game):
             self.named = named  # only named: nothing moves until the second source is named
             return
         self.check_take(named, count)
-        cards = []
         for d in named:
-            cards += self.move(seat, d)
+            self.move(seat, d)
         self.named, self.phase = (), "putback"
 
     def check_source(self, d: Draw) -> None:
@@ -257,7 +256,7 @@ class Exchange(Game):
                 rule = "take.empty-stock" if d.source == "stock" else "take.pile-of-one"
                 raise IllegalAction(rule, f"{where} holds {have} card: two cannot be taken from it")
 
-    def move(self, seat: int, d: Draw) -> list[str]:
+    def move(self, seat: int, d: Draw) -> None:
         """Move the cards of one draw into the seat's hand, with its event (stock cards shown to the taker only)."""
         source = self.stock if d.source == "stock" else self.piles[d.pile]
         cards = source[-d.depth :][::-1]  # top card first
@@ -267,7 +266,6 @@ class Exchange(Game):
             self.emit({"type": "draw", "seat": seat, "source": "stock", "count": d.depth}, seat, cards=cards)
         else:
             self.emit({"type": "draw", "seat": seat, "source": "discard", "pile": d.pile, "cards": cards})
-        return cards
 
     def put_back(self, seat: int, op: Discard) -> None:
         """One card of the put-back onto a pile that has not had one this turn."""
