@@ -17,6 +17,7 @@ import typer.main
 from protocol.cards import CardError, parse_cards
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import ConfigError
+from referee.rules.exchange import Exchange
 from referee.rules.knock import KnockGame
 
 app = typer.Typer(
@@ -254,19 +255,21 @@ def evaluate(
     hands_file: Annotated[Path | None, typer.Option(help="one hand per line; one JSON object per line out")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """The variant's end-of-deal value of a hand: best melds, deadwood and points."""
+    """The variant's end-of-deal value of a hand: best melds, deadwood and points (two-candles: its five features)."""
     from referee.rules.variants import find_variant
 
     cls = find_variant(variant)
     if (hand is None) == (hands_file is None):
         raise ConfigError("give exactly one of --hand and --hands-file")
-    if not issubclass(cls, DrawMeldDiscard):
+    if not issubclass(cls, (DrawMeldDiscard, Exchange)):
         raise ConfigError(f"romis eval does not know how to value {cls.slug} hands yet")
     largest = cls(cls.max_players, {}, 0)  # the deck of its largest table, default options
     if hand is not None:
         res = cls.evaluate(_holdable(largest, hand))
         if as_json:
             typer.echo(json.dumps(res))
+        elif "same_rank" in res:  # two-candles: no melds, five features
+            typer.echo(_features(res))
         else:
             kinds = res.get("kinds") or [""] * len(res["melds"])  # named kinds (liverpool) follow their melds
             melds = "  ".join(" ".join(x) + (f" ({k})" if k else "") for x, k in zip(res["melds"], kinds)) or "-"
@@ -296,7 +299,25 @@ def evaluate(
             raise ConfigError(f"{hands_file}:{n}: {e}") from None
 
 
-def _holdable(game: DrawMeldDiscard, text: str) -> list[str]:
+_FEATURES = {  # rules/two-candles.md, Valid combinations
+    "same_rank": ("largest same-rank group", "card"),
+    "suit": ("longest suit", "card"),
+    "quartets": ("similar quartets", "quartet"),
+    "colour": ("larger colour", "card"),
+    "pairs": ("identical pairs", "pair"),
+}
+
+
+def _features(res: dict[str, Any]) -> str:
+    """A two-candles evaluation as one line per feature (what it counts and its points), then the total."""
+    lines = []
+    for key, (label, unit) in _FEATURES.items():
+        count, points = res[key]["count"], res[key]["points"]
+        lines.append(f"{label}: {count} {unit}{'' if count == 1 else 's'}, {points} points")
+    return "\n".join(lines + [f"points: {res['points']}"])
+
+
+def _holdable(game: DrawMeldDiscard | Exchange, text: str) -> list[str]:
     """The cards of `text`; ConfigError if the players of `game` (the variant's largest table) could never hold them."""
     cards, deck, slug = parse_cards(text), Counter(game.cards_in_play()), game.slug
     if not cards:

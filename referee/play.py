@@ -270,6 +270,8 @@ async def _run_until(match: Match, stop_on: tuple[int, ...], stopped_by: list[in
 def deal_line(deal: dict[str, Any]) -> str:
     """One finished deal: who won, the deal's scores and the totals after it."""
     who = f"seat {deal['winner']} won" if deal["winner"] is not None else "no winner"
+    if len(deal.get("winners", [])) > 1:  # two-candles: tied deal winners all win
+        who = f"seats {', '.join(map(str, deal['winners']))} tied for the win"
     line = f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
     if "penalties" in deal:
         line += f"; penalties {deal['penalties']} -> {deal['penalty_totals']}"

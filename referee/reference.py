@@ -200,6 +200,8 @@ def _naturals(kind: dict[str, Any]) -> str:
 
 def _values(row: dict[str, Any]) -> list[str]:
     tables = row["card_values"]
+    if not tables:
+        return ["None: hands are valued as a whole (see the rules file)."]
     ranks = list(next(iter(tables.values()))["ranks"]) if tables else []
     wilds = {w for g in row["deals"] for w in g["meld_rules"]["wild_cards"]}
     joker = JOKER in {c for t in tables.values() for c in t["cards"]} or JOKER in wilds

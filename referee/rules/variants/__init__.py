@@ -20,6 +20,7 @@ from referee.rules.variants.robbers import Robbers
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
+from referee.rules.variants.two_candles import TwoCandles
 
 VARIANTS: dict[str, type[Game]] = {
     v.slug: v
@@ -42,6 +43,7 @@ VARIANTS: dict[str, type[Game]] = {
         Liverpool,
         Continental,
         Persian,
+        TwoCandles,
     )
 }
 
