@@ -17,7 +17,9 @@ from referee.rules.solver import Split, best_split
 # Variants whose games are not draw-meld-discard: the module that plans for them, with a function
 # `choose(brain, decision, view) -> list[Op]` (`brain.game` is a private instance of the variant, `brain.greedy`
 # and `brain.rng` say how to play).
-PLANNERS: dict[str, str] = {}
+PLANNERS: dict[str, str] = {
+    "elimination": "sample_bots.elimination_play",
+}
 
 
 class Brain:
