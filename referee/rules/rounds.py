@@ -199,7 +199,7 @@ class Rounds(Game):
             "players": self.n,
             "deal": self.deal_no,
             "dealer": self.dealer,
-            "phase": self.sealed.phase if self.sealed else "round",
+            "phase": self.phase_of(seat),
             "hand": sorted(self.hands[seat]),
             "stock": len(self.stock),
             "scores": list(self.totals),
@@ -215,6 +215,13 @@ class Rounds(Game):
             "set_aside": len(self.dead),
             "bonus": self.bonus,
         }
+
+    def phase_of(self, seat: int) -> str:
+        """The phase `seat` is asked in; "round" for a seat not asked now (it must not learn that others are in
+        the auxiliary step: rules/elimination.md, Ambiguity 18)."""
+        if self.sealed is not None and seat in self.sealed.seats:
+            return self.sealed.phase
+        return "round"
 
     def cards_in_play(self) -> list[str]:
         """Every card of the current deal, wherever it lies."""
