@@ -374,3 +374,46 @@ def test_nobody_sees_the_auxiliary_cards_nor_another_hand():
     v = g.view(0)
     assert v["auxiliary"] == 2 and v["auxiliary_counts"] == [2, 2] and v["hand_sizes"] == [5, 5]
     assert not any(f'"{c}"' in json.dumps(v) for c in ("AS", "AH", "AC", "AD", "6H"))
+
+
+# --- from the command line ------------------------------------------------------------------------------------------
+def test_romis_eval_gives_the_groups_of_related_cards():
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    r = CliRunner().invoke(app, ["eval", "elimination", "--hand", "6H 7H 8C 8S KD AD 2C 9D", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {
+        "melds": [["6H", "7H"], ["8C", "8S"], ["AD", "KD"]],
+        "deadwood": ["2C", "9D"],
+        "points": 6,
+        "deadwood_points": 2,
+    }
+
+
+@pytest.mark.e2e
+def test_a_faulted_seat_is_played_as_cannot_and_the_match_replays(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root, record = Path(__file__).resolve().parent.parent, tmp_path / "r.jsonl"
+    bots = ["python -m sample_bots.greedy", "python -m sample_bots.random", "python -m sample_bots.bad.illegal"]
+    args = ["play", "elimination", *(a for b in bots for a in ("--bot", b)), "--seed", "4", "--json"]
+    r = subprocess.run(
+        [sys.executable, "-m", "referee", *args, "--record", str(record)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    seats = json.loads(r.stdout)["seats"]
+    assert [s["fault"] is None for s in seats] == [True, True, False]
+    lines = [json.loads(x) for x in record.read_text().splitlines()]
+    assert any(x.get("verdict") == "fallback" and x["ops"] == [{"op": "bid", "value": "resign"}] for x in lines)
+    replay = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", str(record)], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert replay.returncode == 0, replay.stderr
