@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.messages import Claim, Decision, Meld, Op, Pass
 from referee.rules.cards import pack
-from referee.rules.variants.elimination import related, touches
+from referee.rules.related import chain, groups, related, touches
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -63,11 +63,12 @@ def _round_two(pair: list[str], held: list[str], drawn: list[str], unseen: list[
 def _kept_value(up: list[str], held: list[str], turned: list[str], unseen: list[str]) -> float:
     """Shows left after turning up `turned`, plus the chance that one blind card joins them."""
     kept = [c for c in held if c not in turned]
-    reach, rest = _closure(up, kept)
-    groups = sum(len(g) for g in _components(rest) if len(g) > 1)
+    reach = chain(up, kept)
+    rest = [c for c in kept if c not in reach]
+    started = sum(len(g) for g in groups(rest) if len(g) > 1)
     anchors = up + reach
     joins = sum(1 for c in unseen if touches(c, anchors) or touches(c, rest))
-    return len(reach) + groups + joins / max(1, len(unseen))
+    return len(reach) + started + joins / max(1, len(unseen))
 
 
 def _worth(show: Meld, view: dict[str, Any], unseen: list[str]) -> tuple[int, int, int]:
@@ -76,32 +77,9 @@ def _worth(show: Meld, view: dict[str, Any], unseen: list[str]) -> tuple[int, in
     turned = show.cards[:1] if show.kind else show.cards
     up = list(view["face_up"][view["seat"]]) + turned
     kept = [c for c in view["hand"] + view["reserved"] if c not in turned]
-    reach, rest = _closure(up, kept)
-    groups = sum(len(g) for g in _components(rest) if len(g) > 1)  # each a new group later (Ambiguity 6)
+    reach = chain(up, kept)
+    rest = [c for c in kept if c not in reach]
+    started = sum(len(g) for g in groups(rest) if len(g) > 1)  # each a new group later (Ambiguity 6)
     fresh = sum(1 for c in unseen if touches(c, up + reach))
     links = sum(1 for i, a in enumerate(kept) for b in kept[i + 1 :] if related(a, b))
-    return len(reach) + groups, fresh, links
-
-
-def _closure(up: list[str], cards: list[str]) -> tuple[list[str], list[str]]:
-    """The cards that can be chained onto `up` one at a time, and the others."""
-    reach: list[str] = []
-    rest = list(cards)
-    grew = True
-    while grew:
-        grew = False
-        for c in list(rest):
-            if touches(c, up) or touches(c, reach):
-                reach.append(c)
-                rest.remove(c)
-                grew = True
-    return reach, rest
-
-
-def _components(cards: list[str]) -> list[list[str]]:
-    """The groups of `cards` connected by relations."""
-    groups: list[list[str]] = []
-    for card in cards:
-        joined = [g for g in groups if touches(card, g)]
-        groups = [g for g in groups if g not in joined] + [[c for g in joined for c in g] + [card]]
-    return groups
+    return len(reach) + started, fresh, links

@@ -22,6 +22,7 @@ from referee.rules.engine import Game, Option, derive_seed
 from referee.rules.errors import IllegalAction
 from referee.rules.sealed import Sealed
 
+COUNTS = ("hand_sizes", "reserved_counts", "auxiliary_counts")  # public card counts, as of the last reveal
 RESIGN = "resign"  # the fallback's answer: a faulted seat is treated as "cannot" (rules/elimination.md, Amb. 15)
 
 
@@ -55,16 +56,6 @@ class Rounds(Game):
             ("meld",),
             rare=True,
         ),
-    }
-    CONSTRAINTS = {
-        "round": Field("int", "the round number of the deal (1, 2, 3, ...)"),
-        "cards": Field("int", "how many cards a show turns up from hand (2 in rounds 1 and 2, then 1)"),
-        "requirement": Field(
-            "str",
-            "`pair` (two cards related to each other), `pair-or-each` (related to each other, or each to one of "
-            "your face-up cards) or `one` (one card, from hand or reserved, related to one of your face-up cards)",
-        ),
-        "new_group": Field("bool", "whether you may start a new group (`kind: new-group`) now"),
     }
     VIEW = {
         "seat": Field("int", "your seat, 0-based"),
@@ -158,12 +149,12 @@ class Rounds(Game):
 
     def start_round(self) -> None:
         """Ask every active seat at once, or end the deal at the round cap."""
-        if self.rounds_played >= self.opts["max_turns_per_deal"]:
-            self.stalemate("max_turns_per_deal")
+        if self.rounds_played and self.rounds_played >= self.opts["max_turns_per_deal"]:  # one round at least
+            self.no_winner("max_turns_per_deal", 1)
             return
         asked = tuple(s for s in self.active if s not in self.resigned)
         if not asked:  # every seat left has resigned: nobody can ever show
-            self.stalemate("resigned")
+            self.no_winner("resigned", 1)
             return
         self.rounds_played += 1
         self.shows: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = ()
@@ -208,9 +199,7 @@ class Rounds(Game):
             "auxiliary": len(self.aux[seat]),
             "auxiliary_taken": list(self.taken[seat]),
             "face_up": [list(u) for u in self.up],
-            "hand_sizes": [c[0] for c in self.counts],
-            "reserved_counts": [c[1] for c in self.counts],
-            "auxiliary_counts": [c[2] for c in self.counts],
+            **{k: [c[i] for c in self.counts] for i, k in enumerate(COUNTS)},
             "eliminated": list(self.out),
             "set_aside": len(self.dead),
             "bonus": self.bonus,
@@ -274,7 +263,9 @@ class Rounds(Game):
             self.nobody_shows()
             return
         for s in showing:
-            up, kept = self.check_show(s, done.answer(s)[0])  # type: ignore[arg-type]
+            meld = done.answer(s)[0]
+            assert isinstance(meld, Meld)
+            up, kept = self.check_show(s, meld)
             self.shows = (*self.shows, (s, tuple(up), tuple(kept)))
         if done.phase == "round":
             self.falling = tuple(s for s in self.active if s in self.resigned)
@@ -349,7 +340,7 @@ class Rounds(Game):
         if len(self.active) == 1:
             self.win(self.active[0])
         elif sum(len(self.up[s]) for s in self.active) == len(self.make_deck()):
-            self.end_without_winner("everything-up")
+            self.no_winner("everything-up", self.bonus + 1)
         else:
             self.after_round()
 
@@ -405,7 +396,7 @@ class Rounds(Game):
         """All 52 cards are in use: the active hands are shuffled and dealt out again equally, the remainder to
         the stock, and the round goes on (Ambiguity 10); past `max_redeals` the deal ends instead (Ambiguity 12)."""
         if self.redeals >= self.opts["max_redeals"]:
-            self.stalemate("max_redeals")
+            self.no_winner("max_redeals", 1)
             return
         pool = shuffled([c for s in self.active for c in self.hands[s]], self.chance("redeal", self.redeals))
         self.redeals += 1
@@ -428,19 +419,16 @@ class Rounds(Game):
         self.bonus = 1
         self.close_deal(seat, "winner")
 
-    def end_without_winner(self, end: str) -> None:
-        """Everything turned up: each active seat scores its face-up cards; the next winner's bonus grows."""
+    def no_winner(self, end: str, bonus: int) -> None:
+        """A deal without a winner: each active seat scores its face-up cards; `bonus` is the next deal's B (one
+        more after everything turned up; 1 after a safety cap, Ambiguities 11, 12 and 16)."""
         for s in self.active:
             self.deal_scores[s] = len(self.up[s])
-        self.bonus += 1
+        self.bonus = bonus
         self.close_deal(None, end)
 
-    def stalemate(self, end: str) -> None:
-        """A safety cap ends the deal like "everything turned up", without the multiplier (Ambiguities 12, 16)."""
-        for s in self.active:
-            self.deal_scores[s] = len(self.up[s])
-        self.bonus = 1
-        self.close_deal(None, end)
+    def match_ended(self) -> bool:
+        return len(set(self.resigned)) == self.n  # every seat has resigned: nobody will ever show again
 
     def close_deal(self, winner: int | None, end: str) -> None:
         """Record the deal and start the next one (or end the match)."""

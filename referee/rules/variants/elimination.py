@@ -9,22 +9,10 @@ from referee.rules.describe import Field
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld
+from referee.rules.related import chain, groups, related, touches
 from referee.rules.rounds import Rounds
 
-ORDER = "23456789TJQKA"  # rules/elimination.md, Valid combinations: A-K-...-2, the ace next to the king only
 NEW_GROUP = "new-group"
-
-
-def related(a: str, b: str) -> bool:
-    """Same rank, or same suit and adjacent in A-K-Q-...-2 (an ace relates to its king and to aces only)."""
-    if a[0] == b[0]:
-        return True
-    return a[1] == b[1] and abs(ORDER.index(a[0]) - ORDER.index(b[0])) == 1
-
-
-def touches(card: str, cards: list[str]) -> bool:
-    """Whether `card` is related to at least one of `cards`."""
-    return any(related(card, c) for c in cards)
 
 
 def no_melds(meld: TableMeld) -> None:
@@ -46,6 +34,16 @@ class Elimination(Rounds):
     meld_rules = MeldRules(wilds=frozenset(), min_size=1, allow_sets=False, allow_runs=False, meld_check=no_melds)
     OPTIONS = {
         "target": Option(100, help="the match ends when a total reaches this with one player alone at the top"),
+    }
+    CONSTRAINTS = {
+        "round": Field("int", "the round number of the deal (1, 2, 3, ...)"),
+        "cards": Field("int", "how many cards a show turns up from hand (2 in rounds 1 and 2, then 1)"),
+        "requirement": Field(
+            "str",
+            "`pair` (two cards related to each other), `pair-or-each` (related to each other, or each to one of "
+            "your face-up cards) or `one` (one card, from hand or reserved, related to one of your face-up cards)",
+        ),
+        "new_group": Field("bool", "whether you may start a new group (`kind: new-group`) now"),
     }
     CARD_VALUES = {"penalty": Field("object", "every card counts 1: scores count the cards turned up")}
 
@@ -153,12 +151,10 @@ class Elimination(Rounds):
 
     def lay_down(self, seat: int) -> list[str]:
         """Every hand and reserved card related to a face-up card, in a chain (Special rules)."""
-        laid = []
-        while nxt := [c for c in sorted(self.hands[seat] + self.reserved[seat]) if touches(c, self.up[seat])]:
-            card = nxt[0]
+        laid = chain(self.up[seat], self.hands[seat] + self.reserved[seat])
+        for card in laid:
             (self.hands[seat] if card in self.hands[seat] else self.reserved[seat]).remove(card)
-            self.up[seat].append(card)
-            laid.append(card)
+        self.up[seat] += laid
         return laid
 
     def winner_score(self, seat: int) -> int:
@@ -167,16 +163,14 @@ class Elimination(Rounds):
 
     def match_ended(self) -> bool:
         top = max(self.totals)
+        if super().match_ended():
+            return True
         return top >= self.opts["target"] and self.totals.count(top) == 1  # End of the match; Ambiguity 13
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
-        """A hand's groups of related cards (the cards that can be turned up together) and its lone cards."""
-        groups: list[list[str]] = []
-        for card in sorted(hand):
-            joined = [g for g in groups if touches(card, g)]
-            merged = [c for g in joined for c in g] + [card]
-            groups = [g for g in groups if g not in joined] + [sorted(merged)]
-        melds = sorted(g for g in groups if len(g) > 1)
-        lone = sorted(c for g in groups if len(g) == 1 for c in g)
+        """A hand's groups of related cards (the cards it could turn up) and its cards related to no other."""
+        found = groups(hand)
+        melds = [g for g in found if len(g) > 1]
+        lone = sorted(c for g in found if len(g) == 1 for c in g)
         return {"melds": melds, "deadwood": lone, "points": sum(map(len, melds)), "deadwood_points": len(lone)}
