@@ -417,3 +417,21 @@ def test_a_faulted_seat_is_played_as_cannot_and_the_match_replays(tmp_path):
         [sys.executable, "-m", "referee", "replay", str(record)], cwd=root, capture_output=True, text=True, timeout=300
     )
     assert replay.returncode == 0, replay.stderr
+
+
+def test_a_match_in_which_every_seat_has_resigned_ends():
+    g = Elimination(3, {}, seed=1)
+    for seat in g.to_act():
+        g.apply(seat, [Bid("resign")])
+    assert g.is_over() and g.deal_results[-1]["end"] == "resigned"
+
+
+def test_a_round_cap_of_zero_still_plays_one_round_per_deal():
+    g = Elimination(2, {"max_turns_per_deal": 0}, seed=1)
+    assert g.to_act() == [0, 1]
+    asked = 0
+    while not g.deal_results:  # the round's steps (an auxiliary step among them), then the cap
+        for seat in g.to_act():
+            asked += 1
+            g.apply(seat, g.decision(seat).options[:1])
+    assert g.deal_results[-1]["end"] in ("max_turns_per_deal", "winner") and asked <= 6
