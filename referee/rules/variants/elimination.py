@@ -45,7 +45,7 @@ class Elimination(Rounds):
         ),
         "new_group": Field("bool", "whether you may start a new group (`kind: new-group`) now"),
     }
-    CARD_VALUES = {"penalty": Field("object", "every card counts 1: scores count the cards turned up")}
+    CARD_VALUES = {"penalty": Field("int", "every card counts 1: scores count the cards turned up")}
 
     def make_deck(self) -> list[str]:
         return pack(52)
