@@ -19,6 +19,7 @@ from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import ConfigError
 from referee.rules.exchange import Exchange
 from referee.rules.knock import KnockGame
+from referee.rules.rounds import Rounds
 
 app = typer.Typer(
     add_completion=False,
@@ -261,7 +262,7 @@ def evaluate(
     cls = find_variant(variant)
     if (hand is None) == (hands_file is None):
         raise ConfigError("give exactly one of --hand and --hands-file")
-    if not issubclass(cls, (DrawMeldDiscard, Exchange)):
+    if not issubclass(cls, (DrawMeldDiscard, Exchange, Rounds)):
         raise ConfigError(f"romis eval does not know how to value {cls.slug} hands yet")
     largest = cls(cls.max_players, {}, 0)  # the deck of its largest table, default options
     if hand is not None:
@@ -317,7 +318,7 @@ def _features(res: dict[str, Any]) -> str:
     return "\n".join(lines + [f"points: {res['points']}"])
 
 
-def _holdable(game: DrawMeldDiscard | Exchange, text: str) -> list[str]:
+def _holdable(game: DrawMeldDiscard | Exchange | Rounds, text: str) -> list[str]:
     """The cards of `text`; ConfigError if the players of `game` (the variant's largest table) could never hold them."""
     cards, deck, slug = parse_cards(text), Counter(game.cards_in_play()), game.slug
     if not cards:

@@ -17,7 +17,10 @@ from referee.rules.solver import Split, best_split
 # Variants whose games are not draw-meld-discard: the module that plans for them, with a function
 # `choose(brain, decision, view) -> list[Op]` (`brain.game` is a private instance of the variant, `brain.greedy`
 # and `brain.rng` say how to play).
-PLANNERS: dict[str, str] = {"two-candles": "sample_bots.two_candles_play"}
+PLANNERS: dict[str, str] = {
+    "elimination": "sample_bots.elimination_play",
+    "two-candles": "sample_bots.two_candles_play",
+}
 
 
 class Brain:

@@ -4,8 +4,8 @@ A `Sealed` round names the seats asked and collects their answers. It is immutab
 round), so a rejected play that is rolled back by the engine's snapshot leaves the answers as they were. The
 engine's `to_act()` returns `round.waiting()`; the match loop asks those seats at once, each on its own clock,
 and applies their plays in seat order; the variant resolves the round once `complete`. Used by the out-of-turn
-claims of may-i, contract and liverpool (referee/rules/claims.py); planned for elimination's reveals, orija's bids
-and shows.
+claims of may-i, contract and liverpool (referee/rules/claims.py) and by elimination's rounds and auxiliary steps
+(referee/rules/rounds.py); planned for orija's bids and shows.
 """
 
 from dataclasses import dataclass, replace

@@ -7,6 +7,7 @@ from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.classic import Classic
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
+from referee.rules.variants.elimination import Elimination
 from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
@@ -44,6 +45,7 @@ VARIANTS: dict[str, type[Game]] = {
         Continental,
         Persian,
         TwoCandles,
+        Elimination,
     )
 }
 
