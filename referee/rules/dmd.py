@@ -52,23 +52,16 @@ class DrawMeldDiscard(Game):
         "opened": Field("bool", "whether you have opened this deal (lay-offs and exchanges need it)"),
     }
     VIEW: dict[str, Field | None] = {
-        "seat": Field("int", "your seat, 0-based"),
-        "players": Field("int", "the number of seats"),
-        "deal": Field("int", "the deal number, 0-based"),
-        "dealer": Field("int", "the dealer's seat"),
         "turn": Field("int", "the seat whose turn it is"),
         "phase": Field("str", "the phase of that turn (the decision's phase)"),
-        "hand": Field("card[]", "your cards, sorted"),
         "table": Field(
             "object[]",
             "the melds on the table, each {id, owner, kind, cards, identities}: id is the index in this list, cards "
             "the physical cards and identities what each stands for, both in table order (runs low to high)",
         ),
         "discard": Field("card[]", "the discard pile, bottom first, top last"),
-        "stock": Field("int", "cards left in the stock"),
         "hand_sizes": Field("int[]", "the number of cards in each seat's hand"),
         "opened": Field("bool[]", "whether each seat has opened this deal"),
-        "scores": Field("number[]", "each seat's running match total"),
         "taken": Field("card|null", "the card you took from the discard pile this turn (null: none, or not your turn)"),
     }
     CARD_VALUES: dict[str, Field | None] = {
@@ -231,10 +224,7 @@ class DrawMeldDiscard(Game):
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
-            "seat": seat,
-            "players": self.n,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
+            **self.view_head(seat),
             "turn": self.turn,
             "phase": self.phase,
             "hand": sorted(self.hands[seat]),

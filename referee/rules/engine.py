@@ -13,6 +13,7 @@ from typing import Any
 
 from protocol.cards import CardError
 from protocol.messages import DealOver, Decision, Op, normalize, to_builtins
+from referee.rules.describe import Field
 from referee.rules.errors import ConfigError, IllegalAction
 
 
@@ -87,6 +88,16 @@ class Game:
         "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
         "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
     }
+    # the view fields every family sends (referee/rules/describe.py); `view_head` writes the first four
+    VIEW: dict[str, Field | None] = {
+        "seat": Field("int", "your seat, 0-based"),
+        "players": Field("int", "the number of seats"),
+        "deal": Field("int", "the deal number, 0-based"),
+        "dealer": Field("int", "the dealer's seat"),
+        "hand": Field("card[]", "your cards, sorted"),
+        "stock": Field("int", "cards left in the stock"),
+        "scores": Field("number[]", "each seat's running match total"),
+    }
     unused_options: frozenset[str] = frozenset()  # inherited options of rules the variant does not have
     _mutable: tuple[str, ...] = ()  # attributes a play may mutate in place (see _snapshot)
 
@@ -147,6 +158,10 @@ class Game:
     def view(self, seat: int) -> dict[str, Any]:
         """Everything `seat` may know, and nothing more."""
         raise NotImplementedError
+
+    def view_head(self, seat: int) -> dict[str, Any]:
+        """The first fields of every view: who the seat is, how many play, which deal and who dealt it."""
+        return {"seat": seat, "players": self.n, "deal": self.deal_no, "dealer": self.dealer}
 
     def fallback(self, seat: int) -> list[Op]:
         """The simple built-in policy that plays a forfeited seat's cards: the first legal option."""

@@ -22,7 +22,7 @@ from referee.rules.melds import MeldRules
 
 PILES = 2
 VISIBLE = 2  # cards of each pile a player sees (rules/two-candles.md, Players, deck and deal: Visibility)
-_SAME_VIEW = ("seat", "players", "deal", "dealer", "turn", "phase", "hand", "stock", "hand_sizes", "scores")
+_SAME_VIEW = ("turn", "phase", "hand_sizes")  # the draw-meld-discard fields this engine sends too
 
 
 class Exchange(Game):
@@ -156,10 +156,7 @@ class Exchange(Game):
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
-            "seat": seat,
-            "players": self.n,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
+            **self.view_head(seat),
             "turn": self.turn,
             "phase": self.current_phase(),
             "hand": sorted(self.hands[seat]),

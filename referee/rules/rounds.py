@@ -58,14 +58,7 @@ class Rounds(Game):
         ),
     }
     VIEW = {
-        "seat": Field("int", "your seat, 0-based"),
-        "players": Field("int", "the number of seats"),
-        "deal": Field("int", "the deal number, 0-based"),
-        "dealer": Field("int", "the dealer's seat"),
         "phase": Field("str", "the phase of that turn (the decision's phase)"),
-        "hand": Field("card[]", "your cards, sorted"),
-        "stock": Field("int", "cards left in the stock"),
-        "scores": Field("number[]", "each seat's running match total"),
         "round": Field("int", "the round number of the deal (it stays while a round is repeated)"),
         "reserved": Field("card[]", "your reserved cards (face down on the table; only you know them)"),
         "auxiliary": Field("int", "how many auxiliary cards you still have (nobody knows them, you neither)"),
@@ -186,10 +179,7 @@ class Rounds(Game):
 
     def view(self, seat: int) -> dict[str, Any]:
         return {
-            "seat": seat,
-            "players": self.n,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
+            **self.view_head(seat),
             "phase": self.phase_of(seat),
             "hand": sorted(self.hands[seat]),
             "stock": len(self.stock),
