@@ -317,13 +317,17 @@ def _new_game(head: dict) -> Game:
 
 
 def final_ranks(game: Game, faulted: list[bool]) -> list[int]:
-    """The match's ranks: a forfeiting seat ranks below every seat that finished (the referee's policy)."""
+    """The match's ranks: a forfeiting seat ranks below every seat that finished (the referee's policy); in a team
+    game a side forfeits with either partner, and the sides that finished are ranked as sides."""
     totals = list(game.totals)
     if not any(faulted):
         return game.ranks(totals)
+    if game.teams:
+        faulted = [any(faulted[p] for p in game.teams[game.team_of(s)]) for s in range(game.n)]
     ok = [t for t, f in zip(totals, faulted) if not f]
     kept = game.ranks(ok, [i for i, f in enumerate(faulted) if not f])
-    return [kept[sum(1 for g in faulted[:i] if not g)] if not f else 1 + len(ok) for i, f in enumerate(faulted)]
+    last = 1 + len({game.team_of(i) for i, f in enumerate(faulted) if not f})  # below every side that finished
+    return [kept[sum(1 for g in faulted[:i] if not g)] if not f else last for i, f in enumerate(faulted)]
 
 
 def replay(path: str | Path, key: bytes | None = None) -> dict[str, Any]:

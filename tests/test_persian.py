@@ -358,3 +358,19 @@ def test_a_match_cut_short_by_the_safety_cap_still_gives_the_side_ahead_its_50()
     g = rig(["7S", "2D 3D", "4S 5S", "6H 6D"], table=[(0, "QS KS AS"), (2, "7C 7D 7H")], max_deals=1)
     finish(g, 0, Draw("stock"), LayOff(1, ["7S"]), Discard("2C"))
     assert g.is_over() and g.deal_results[0]["match_bonus"] == [50, 0] and g.result()["teams"][0]["total"] == 166
+
+
+@pytest.mark.e2e
+def test_a_partner_who_crashes_forfeits_the_match_for_his_side(tmp_path):
+    """The greedy side would win on points, but its seat 2 crashes: both its seats rank below the side that finished,
+    in the result and in the record (which replays)."""
+    rec = tmp_path / "p.jsonl"
+    bots = [BOTS[0], "python -m sample_bots.random", "python -m sample_bots.bad.crash", "python -m sample_bots.random"]
+    args = [x for b in bots for x in ("--bot", b)]
+    r = romis("play", "persian", "--seed", "5", *args, "--record", str(rec), "--json")
+    assert r.returncode == 0, r.stderr
+    seats = json.loads(r.stdout)["seats"]
+    assert seats[2]["fault"] is not None and seats[0]["fault"] is None
+    assert [s["rank"] for s in seats] == [2, 1, 2, 1]
+    assert json.loads(rec.read_text().splitlines()[-1])["ranks"] == [2, 1, 2, 1]
+    assert romis("replay", str(rec)).returncode == 0
