@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 TOKEN_VAR = "ROMIS_TEST_RUN"
@@ -163,6 +163,11 @@ class Tree:
                 if parent is not None and is_alive(parent):
                     self.members[pid] = _proc(pid, fields)
                     grew = True
+        alive = self.alive()
+        for p in alive:  # one first seen between fork and exec showed its parent's command line: read it again
+            cmd = _cmdline(p.pid)
+            if cmd and cmd != p.cmd:
+                self.members[p.pid] = replace(p, cmd=cmd)
         return self.alive()
 
     def alive(self) -> list[Proc]:

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,10 @@ def _sample_bots_running() -> set[int]:
 @pytest.fixture
 def foreign():
     """A sample bot started by someone else (another test run): its environment carries another token."""
-    env = {**os.environ, TOKEN_VAR: "another-test-run"}
+    token = f"another-test-run-{uuid.uuid4().hex}"  # unique: the same test may be running elsewhere on the machine
+    env = {**os.environ, TOKEN_VAR: token}
     with subprocess.Popen(HANG, cwd=ROOT, env=env, stdin=subprocess.PIPE) as proc:
+        proc.token = token  # type: ignore[attr-defined]
         try:
             yield proc
         finally:
@@ -42,7 +45,7 @@ def test_a_foreign_sample_bot_is_not_a_leftover_but_our_own_is(foreign):
         try:
             assert wait_until(lambda: {own.pid, foreign.pid} <= _sample_bots_running(), 10)
             assert [p.pid for p in leftovers(timeout=0.5)] == [own.pid]
-            assert [p.pid for p in marked("another-test-run")] == [foreign.pid]
+            assert [p.pid for p in marked(foreign.token)] == [foreign.pid]
         finally:
             own.kill()
     assert leftovers() == [] and is_alive(foreign.pid)

@@ -404,7 +404,8 @@ def test_sigkill_of_the_tournament_takes_every_process_of_it_along(tmp_path):
     )
     tree = Tree(proc.pid)
     try:
-        assert wait_until(lambda: playing(tree, db), 120)
+        # a game stored, bots playing, and a forker's child alive: the kill must take a bot's child along too
+        assert wait_until(lambda: playing(tree, db) and any("sleep 1000" in p.cmd for p in tree.alive()), 120)
         tree.poll()
         os.kill(proc.pid, signal.SIGKILL)
         killed = time.time()
