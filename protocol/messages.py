@@ -18,8 +18,24 @@ MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
 Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
+_TEXT_DEFAULTS: dict[type, tuple[tuple[str, str], ...]] = {}  # per op type: (field, default) of its text fields
+
+
 class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True):
     """Base of the operations a `play` may hold."""
+
+    def __post_init__(self) -> None:
+        # msgspec omits a default by identity, not by equality: an op decoded, unpickled or built from a string
+        # equal to a text default would encode that field, and the same op would have two encodings. Rebinding
+        # an equal value to the default object keeps one encoding (tests/test_protocol.py)
+        pairs = _TEXT_DEFAULTS.get(type(self))
+        if pairs is None:
+            fields = msgspec.structs.fields(type(self))
+            pairs = tuple((f.name, f.default) for f in fields if isinstance(f.default, str))
+            _TEXT_DEFAULTS[type(self)] = pairs
+        for name, default in pairs:
+            if getattr(self, name) == default:
+                setattr(self, name, default)
 
 
 class Draw(_Op, tag="draw"):

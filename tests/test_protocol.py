@@ -251,3 +251,16 @@ def test_the_deal_over_event_carries_the_fields_of_the_deal_over_message(convers
             seen = seen or bool(events)
         # a bot may get no request after the first deal (liverpool: both deals won on their first turn)
         assert seen, slug
+
+
+def test_an_op_has_one_encoding_however_it_was_made():
+    """A default field is left out whether the op was built, decoded from a bot's line or copied by pickle (msgspec
+    leaves a default out only when it is the very same object)."""
+    import pickle
+
+    from protocol import messages as m
+
+    built = m.Draw(source="".join(["st", "ock"]))
+    decoded = m.decode_from_bot(b'{"type": "play", "id": 1, "ops": [{"op": "draw", "source": "stock"}]}').ops[0]
+    copied = pickle.loads(pickle.dumps(m.Draw()))
+    assert [m.to_builtins(op) for op in (built, decoded, copied)] == [{"op": "draw"}] * 3
