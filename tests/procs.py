@@ -97,6 +97,11 @@ def group_size(pgid: int) -> int:
     return sum(1 for s in map(state, _pids()) if s and s[0] not in "ZX" and s[1] == pgid)
 
 
+def group_cmds(pgid: int) -> list[str]:
+    """The command lines of the live processes in process group `pgid`."""
+    return [_cmdline(p) for p in _pids() if (s := state(p)) and s[0] not in "ZX" and s[1] == pgid]
+
+
 def group_gone(pgid: int) -> bool:
     """True once no live process is left in process group `pgid` (within two seconds)."""
     return wait_until(lambda: group_size(pgid) == 0)
