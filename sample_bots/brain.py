@@ -20,6 +20,7 @@ from referee.rules.solver import Split, best_split
 PLANNERS: dict[str, str] = {
     "elimination": "sample_bots.elimination_play",
     "two-candles": "sample_bots.two_candles_play",
+    "relatives": "sample_bots.relatives_play",
 }
 
 

@@ -17,6 +17,7 @@ from referee.rules.variants.liverpool import Liverpool
 from referee.rules.variants.may_i import MayI
 from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.persian import Persian
+from referee.rules.variants.relatives import Relatives
 from referee.rules.variants.robbers import Robbers
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
@@ -46,6 +47,7 @@ VARIANTS: dict[str, type[Game]] = {
         Persian,
         TwoCandles,
         Elimination,
+        Relatives,
     )
 }
 
