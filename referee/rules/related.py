@@ -76,10 +76,10 @@ def attach(cards: list[str], base: tuple[str, ...]) -> dict[str, str] | None:
                 home[c] = b
                 c = _step(c, d)
     for c in rest - set(home):
-        b = next((b for b in base if b[0] == c[0]), None)
-        if b is None:
+        same = next((b for b in base if b[0] == c[0]), None)  # the same-rank branch
+        if same is None:
             return None
-        home[c] = b
+        home[c] = same
     return home
 
 

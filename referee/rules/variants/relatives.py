@@ -102,7 +102,7 @@ class Relatives(DrawMeldDiscard):
         if self.phase == "extend":
             return [Draw("discard")]
         if self.phase == "play":
-            melds = [o for o in self.decision(seat).options if isinstance(o, Meld)]
+            melds = [o for o in self.decision(seat).options or [] if isinstance(o, Meld)]
             if melds:
                 return [melds[0]]
         return super().fallback(seat)
