@@ -191,3 +191,19 @@ def test_greedy_beats_random() -> None:
             g.apply(s, bots[s].choose(g.decision(s), g.view(s)))
         wins += g.result()["ranks"] == [1, 2]
     assert wins / n >= 0.8
+
+
+def test_example8_draw_points() -> None:
+    # P1 lays down first; P2 and P3 take 12 cards up to P2's lay-down (his draw and one pile card included);
+    # P3 takes 5 more. Draw points: P1 12 + 5 = 17, P2 5 (on top of P1's 10 and P2's 2 extra cards, 1 + 2).
+    junk = H("9S TS JS QS JC QC KC 9C TC 2D 3D")
+    draws = ["2C", *junk[:9], "3H", "8H", "4D", "6S", "8S", "2S", "3S"]
+    g = staged(3, [LAY7, "4H 5H 6H 7H 5D 7S 7D", "2H 4C 6C 8C TD QD AS"], pile="AC", stock=" ".join(draws[::-1]))
+    g.apply(0, [Draw("stock"), Meld(H(LAY7))])
+    for i in range(10):
+        g.apply(1 + i % 2, [Draw("stock"), Discard(draws[1 + i])])  # each discards the card drawn
+    g.apply(1, [Draw("stock"), Meld(H("4H 5H 6H 7H 5D 7S 7D 8H")), Draw("discard")])  # 8H, then 3H; TC misfits
+    assert g.finished == [0, 1] and g.to_act() == [2]
+    for card in draws[-5:]:
+        g.apply(2, [Draw("stock"), Discard(card)])
+    assert g.deal_points == [10 + 17, 1 + 2 + 5, 0]
