@@ -3,8 +3,6 @@ per entrant, openskill team ratings, reports naming the mode; end to end with re
 
 import html
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from openskill.models import PlackettLuce
-from procs import wait_until
 
 from referee.rules.errors import ConfigError
 from tournaments.about import About
@@ -315,7 +312,7 @@ def test_mixed_partnerships_report_openskill_team_ratings(tmp_path):
 
 @pytest.mark.e2e
 def test_a_persian_tournament_resumes_after_sigkill_with_the_standings_of_an_uninterrupted_run(tmp_path):
-    from test_tournament import stored_games, untimed
+    from test_tournament import kill_and_resume, stored_games, untimed
 
     cfg = toml(tmp_path, BOTS, deal_sets=1, seed=11)
     whole = tmp_path / "whole.db"
@@ -330,14 +327,7 @@ def test_a_persian_tournament_resumes_after_sigkill_with_the_standings_of_an_uni
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    assert wait_until(lambda: stored_games(cut)[0] >= 1, 120)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    part = stored_games(cut)[0]
-    assert 1 <= part < 6, "the kill must land part-way"
-    r = tournament("run", str(cfg), "--db", str(cut))
-    assert r.returncode == 0, r.stderr
-    assert f"resuming: {part} of 6" in r.stderr
+    kill_and_resume(proc, [str(cfg)], cut, 6)
     assert stored_games(cut) == stored_games(whole) == (6, 24)
     assert untimed(report(cut)) == untimed(report(whole))
 

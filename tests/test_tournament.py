@@ -32,6 +32,19 @@ def tournament(*args, timeout=600, env=None):
     )
 
 
+def kill_and_resume(proc, run_args, cut, games, stored=1):
+    """SIGKILL the tournament `proc` once `cut` holds `stored` games, check that the kill landed part-way through
+    its `games`, and resume it (`romis tournament run RUN_ARGS --db CUT`), which must say how far it had got."""
+    assert wait_until(lambda: cut.exists() and stored_games(cut)[0] >= stored, 120)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    part = stored_games(cut)[0]
+    assert stored <= part < games, "the kill must land part-way"
+    r = tournament("run", *run_args, "--db", str(cut))
+    assert r.returncode == 0, r.stderr
+    assert f"resuming: {part} of {games}" in r.stderr
+
+
 def start_tournament(*args, **kw):
     """`romis tournament run ARGS` in the background, in its own session (as a terminal would start it)."""
     return subprocess.Popen([PY, "-m", "referee", "tournament", "run", *args], cwd=ROOT, start_new_session=True, **kw)
@@ -116,18 +129,7 @@ def test_sigkill_then_resume_gives_the_standings_of_an_uninterrupted_run(tmp_pat
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        time.sleep(0.2)
-        if cut.exists() and stored_games(cut)[0] >= 4:
-            break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    part = stored_games(cut)[0]
-    assert 4 <= part < 18, "the kill must land part-way"
-    r = tournament("run", *args, "--db", str(cut))
-    assert r.returncode == 0, r.stderr
-    assert f"resuming: {part} of 18" in r.stderr
+    kill_and_resume(proc, args, cut, 18, stored=4)
     assert stored_games(cut) == stored_games(whole) == (18, 36)
     assert untimed(report(cut)) == untimed(report(whole))
 
@@ -515,12 +517,5 @@ def test_a_contract_tournament_with_claims_resumes_after_sigkill(tmp_path, varia
     assert claims, "the records hold claim answers"
     cut = tmp_path / "cut.db"
     proc = start_tournament(str(config), "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert wait_until(lambda: stored_games(cut)[0] >= 1, 120)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    part = stored_games(cut)[0]
-    assert 1 <= part < 3, "the kill must land part-way"
-    r = tournament("run", str(config), "--db", str(cut))
-    assert r.returncode == 0, r.stderr
-    assert f"resuming: {part} of 3" in r.stderr
+    kill_and_resume(proc, [str(config)], cut, 3)
     assert untimed(report(cut)) == untimed(report(whole))
