@@ -34,8 +34,10 @@ demo: $(STAMP) node
 	rm -rf demo-out && mkdir -p demo-out
 	$(VENV)/bin/romis tournament run examples/tournament.toml --db demo-out/results.db --records demo-out/records
 
+# the suite runs on every core (pytest-xdist; TEST_JOBS=1 for one process, TEST_ARGS for pytest's own options)
+TEST_JOBS ?= auto
 test: $(STAMP) node browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) $(TEST_ARGS)
 
 # ruff (lint and format check) on the whole tree, mypy on the packages (all configured in pyproject.toml);
 # every check runs, so one pass lists every finding
