@@ -420,3 +420,26 @@ def test_resuming_under_another_rules_version_is_refused(tmp_path):
         con.execute("UPDATE runs SET info = json_set(info, '$.variant.rules_version', 0)")
     r = romis("tournament", "run", str(tmp_path / "t.toml"), "--db", str(db))
     assert r.returncode == 2 and "rules version 0" in r.stderr, r.stderr
+
+
+def test_a_report_of_a_game_played_for_chips_shows_the_net_chips_in_every_format():
+    games = [
+        GameResult("t0-d0-r0", 0, 0, 0, 0, 3, [SeatResult("alpha", 0, 12.0, 1), SeatResult("beta", 1, -12.0, 2)]),
+        GameResult("t0-d0-r1", 0, 0, 1, 0, 3, [SeatResult("beta", 0, 3.0, 1), SeatResult("alpha", 1, -3.0, 2)]),
+    ]
+    pangu = {"slug": "panguingue", "name": "Panguingue", "local_name": "Pangingas", "rules_version": 1}
+    run = ABOUT.runs[0] | {"variant": pangu | {"low_wins": False, "unit": "chips", "dealer_follows_play": True}}
+    chips = About(ABOUT.config | {"variant": "panguingue"}, [run], ABOUT.finished, 2)
+    st = standings(games, ["alpha", "beta"], unit=chips.unit)
+    table = render(st, "table", about=chips)
+    header = next(ln for ln in table.splitlines() if ln.startswith("#"))
+    assert "net chips" in header and "mean chips/game" in header
+    assert "played for chips" in table
+    row = next(ln for ln in table.splitlines() if re.match(r"1\s+alpha", ln))
+    assert row.split()[3] == "9.0"  # alpha's 12 - 3
+    rows = list(csv.DictReader(io.StringIO(render(st, "csv", about=chips))))
+    assert [(r["name"], float(r["net_chips"])) for r in rows] == [("alpha", 9.0), ("beta", -9.0)]
+    assert "net chips" in render(st, "html", about=chips) and "net chips" in render(st, "md", about=chips)
+    assert json.loads(render(st, "json", about=chips))["entrants"][0]["net_chips"] == 9.0
+    # a points game keeps its columns
+    assert "net chips" not in render(standings(games, ["alpha", "beta"]), "table", about=ABOUT)

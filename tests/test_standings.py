@@ -209,3 +209,19 @@ def test_duplicate_luck_needs_two_deal_sets_at_a_table():
     dup = standings(games, ["a", "b", "c"]).duplicate
     assert dup["variance_individual"] == pytest.approx(0.5) and dup["luck_removed"] is None
     assert "too few to measure" in duplicate_words(dup)
+
+
+def test_a_game_played_for_chips_ranks_by_net_chips_over_all_games():
+    # a wins more games, but b's one win took far more chips: played for chips, b leads
+    games = [
+        game(0, 0, 0, ("a", 1, 5), ("b", 2, -5)),
+        game(0, 0, 1, ("a", 1, 4), ("b", 2, -4)),
+        game(0, 1, 0, ("b", 1, 40), ("a", 2, -40)),
+    ]
+    by_points = standings(games, ["a", "b"])
+    assert [r.name for r in by_points.entrants] == ["a", "b"] and by_points.row("a").net_chips is None
+    by_chips = standings(games, ["a", "b"], unit="chips")
+    assert [r.name for r in by_chips.entrants] == ["b", "a"]
+    assert (by_chips.row("b").net_chips, by_chips.row("a").net_chips) == (31, -31)
+    assert by_chips.to_json()["unit"] == "chips" and "unit" not in by_points.to_json()
+    assert "net_chips" not in by_points.to_json()["entrants"][0]

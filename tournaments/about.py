@@ -40,6 +40,12 @@ class About:
         return None if self.variant is None else bool(self.variant["low_wins"])
 
     @property
+    def unit(self) -> str:
+        """What a game's scores count: "chips" for a variant played for chips, else "points" (also when the
+        database never recorded it: those older romis versions had no chips variant)."""
+        return "points" if self.variant is None else str(self.variant.get("unit", "points"))
+
+    @property
     def first_run_recorded(self) -> bool:
         """False when games were stored before the first recorded run (a database older than run records)."""
         return bool(self.runs) and self.runs[0]["games_before"] == 0
@@ -55,10 +61,12 @@ class About:
         return f"romis tournament: {self.config.get('variant', 'unknown variant')}"
 
 
-def scoring_words(low_wins: bool | None) -> str:
+def scoring_words(low_wins: bool | None, unit: str = "points") -> str:
     """Which total wins, in words."""
     if low_wins is None:
         return UNKNOWN
+    if unit == "chips":
+        return "played for chips: a game's score is the chips won or lost, the most net chips wins"
     if low_wins:
         return "lowest total wins (a penalty game: scores are points against)"
     return "highest total wins"
@@ -160,7 +168,7 @@ def facts(a: About) -> list[tuple[str, str]]:
     first, last = a.finished
     return [
         ("variant", _variant_words(a)),
-        ("scoring", scoring_words(a.low_wins)),
+        ("scoring", scoring_words(a.low_wins, a.unit)),
         ("tables", _table_words(a)),
         *([("partnerships", partnership_words(c["partnerships"]))] if c.get("partnerships") else []),
         ("games", _games_words(a)),
@@ -189,7 +197,7 @@ def as_json(a: About) -> dict[str, Any]:
         "local_name": v.get("local_name"),
         "rules_version": v.get("rules_version"),
         "low_wins": a.low_wins,
-        "scoring": None if a.low_wins is None else scoring_words(a.low_wins),
+        "scoring": None if a.low_wins is None else scoring_words(a.low_wins, a.unit),
         "dealer_follows_play": v.get("dealer_follows_play"),
         **{k: c.get(k) for k in ("seats", "deal_sets", "seed", "schedule", "candidate", "options")},
         **{k: c.get(k) for k in ("limits", "retries")},

@@ -65,7 +65,8 @@ def run(
             err=True,
         )
         raise typer.Exit(3) from None
-    typer.echo(render(tournament_standings(store.results(), cfg.fingerprint()), "table", about=store.about()))
+    about = store.about()
+    typer.echo(render(tournament_standings(store.results(), cfg.fingerprint(), about.unit), "table", about=about))
     failed = store.failures()
     for line in failure_lines(failed):
         typer.echo(line)
@@ -109,7 +110,7 @@ def report(
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
     store = Store(db, readonly=True)  # no lock, no write: it works during a run and in a read-only directory
     about = store.about()
-    text = render(tournament_standings(store.results(), about.config), fmt, about=about)
+    text = render(tournament_standings(store.results(), about.config, about.unit), fmt, about=about)
     if not output:
         typer.echo(text)
         for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report

@@ -103,10 +103,13 @@ def _ms(x: float | None) -> str:
     return "—" if x is None else f"{x * 1000:.1f}"
 
 
-def _headers(about: About | None) -> list[str]:
-    """HEADERS, with the mean score saying which way is better when that is known."""
+def _headers(about: About | None, st: Standings) -> list[str]:
+    """HEADERS, with the mean score saying which way is better when that is known; in a game played for chips
+    the net chips after the games (the order of the standings) and the mean chips per game."""
     low = about.low_wins if about else None
     better = "" if low is None else " (lower is better)" if low else " (higher is better)"
+    if st.unit == "chips":
+        return [*HEADERS[:3], "net chips", *("mean chips/game" if h == "mean score" else h for h in HEADERS[3:])]
     return [h + better if h == "mean score" else h for h in HEADERS]
 
 
@@ -127,7 +130,7 @@ def _team_cells(st: Standings) -> list[list[str]]:
     ]
 
 
-def _cells(rank: int, r: EntrantRow) -> list[str]:
+def _cells(rank: int, r: EntrantRow, st: Standings) -> list[str]:
     """One standings row as display strings, in HEADERS order."""
     lo, hi = r.win_ci
     win = "—" if r.win_rate is None else f"{r.win_rate:.0%} [{lo:.0%}, {hi:.0%}]"
@@ -137,6 +140,7 @@ def _cells(rank: int, r: EntrantRow) -> list[str]:
         str(rank),
         r.name,
         str(r.games),
+        *([_num(r.net_chips, 1)] if st.unit == "chips" else []),
         _num(r.match_points, 1),
         _num(r.match_points_per_game),
         _num(r.mean_score, 1),
@@ -181,7 +185,7 @@ def _about_text(about: About | None) -> str:
 def _table(st: Standings, title: str, about: About | None) -> str:
     """Terminal text: what was played, standings, head-to-head matrix (columns by rank), duplicate deals."""
     names = [r.name for r in st.entrants]
-    standings = _align([_headers(about)] + [_cells(i, r) for i, r in enumerate(st.entrants, 1)])
+    standings = _align([_headers(about, st)] + [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)])
     h2h = _align(
         [["#", "W-L-T vs"] + [str(i) for i in range(1, len(names) + 1)]]
         + [[str(i), a] + [_h2h_cell(st, a, b) for b in names] for i, a in enumerate(names, 1)]
@@ -229,7 +233,7 @@ def _markdown(st: Standings, title: str, about: About | None) -> str:
             [f"# {_md_text(title)}", f"{st.games} games.", *_md_about(about)]
             + [
                 "## Standings",
-                _md_table(_headers(about), [_cells(i, r) for i, r in enumerate(st.entrants, 1)]),
+                _md_table(_headers(about, st), [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)]),
                 *_md_teams(st),
                 "## Head to head",
                 "Row vs column: wins-losses-ties.",
@@ -263,7 +267,8 @@ def _csv(st: Standings, _title: str, about: About | None) -> str:
     commands = dict(entrant_rows(about)) if about else {}
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(CSV_HEADER)
+    chips = st.unit == "chips"  # a game played for chips adds its net chips after the games
+    w.writerow([*CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:]])
     for i, r in enumerate(st.entrants, 1):
         dt = {k: (None if v is None else v * 1000) for k, v in r.decision_time.items()}
         w.writerow(
@@ -271,6 +276,7 @@ def _csv(st: Standings, _title: str, about: About | None) -> str:
                 i,
                 r.name,
                 r.games,
+                *([r.net_chips] if chips else []),
                 r.match_points,
                 r.match_points_per_game,
                 r.mean_score,
@@ -334,7 +340,7 @@ def _html(st: Standings, title: str, about: About | None) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{t}</title><style>{CSS}</style></head>
 <body><h1>{t}</h1><p>{st.games} games.</p>
 {_html_about(about)}<h2>Standings</h2>
-{_html_table(_headers(about), [_cells(i, r) for i, r in enumerate(st.entrants, 1)], "standings", 2)}
+{_html_table(_headers(about, st), [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)], "standings", 2)}
 {_html_teams(st)}<h2>Rating as games accumulate</h2>
 <p>Plackett-Luce rating mu after each game; the band is mu ± sigma.</p>
 {rating_plot(st)}

@@ -33,6 +33,7 @@ class EntrantRow:
     match_points: float = 0.0
     match_points_per_game: float | None = None
     mean_score: float | None = None
+    net_chips: float | None = None  # in a game played for chips: the chips won (or lost) over all games
     wins: int = 0
     win_rate: float | None = None
     win_ci: tuple[float, float] = (0.0, 1.0)  # 95% Wilson interval of win_rate
@@ -67,6 +68,7 @@ class Standings:
     games: int = 0
     partnerships: str | None = None
     teams: list[TeamRow] = field(default_factory=list)
+    unit: str = "points"  # what a game's scores count: "points", or "chips" where a variant is played for chips
 
     def row(self, name: str) -> EntrantRow:
         """The row of the entrant called `name`."""
@@ -77,6 +79,8 @@ class Standings:
         rows = []
         for r in self.entrants:
             d = asdict(r)
+            if self.unit != "chips":
+                del d["net_chips"]
             d["win_ci"] = list(r.win_ci)
             d["rating_history"] = [list(h) for h in r.rating_history]
             rows.append(d)
@@ -85,6 +89,7 @@ class Standings:
         return {
             "games": self.games,
             "rating_model": "openskill PlackettLuce" + (" (team ratings)" if self.partnerships else ""),
+            **({"unit": self.unit} if self.unit != "points" else {}),
             **(teams if self.partnerships else {}),  # only in a team tournament: other reports stay as they were
             "entrants": rows,
             "head_to_head": h2h,
@@ -107,16 +112,21 @@ def wilson_interval(wins: int, n: int, z: float = WILSON_Z) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def standings(games: list[GameResult], entrants: list[str]) -> Standings:
-    """Aggregate finished games into standings for `entrants` (deterministic, order-free)."""
+def standings(games: list[GameResult], entrants: list[str], unit: str = "points") -> Standings:
+    """Aggregate finished games into standings for `entrants` (deterministic, order-free). Best first by
+    rating; in a variant played for chips (`unit` "chips") by the net chips won over all games, then rating."""
     ordered = in_order(games, entrants)
     rows = {name: EntrantRow(name) for name in entrants}
     _count(ordered, rows)
     _rate(ordered, rows)
     for row in rows.values():
         _finish(row, [s for g in ordered for s in g.seats if s.entrant == row.name])
-    best_first = sorted(rows.values(), key=lambda r: (-r.rating["ordinal"], -r.match_points, r.name))
-    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered))
+        if unit == "chips":
+            row.net_chips = sum(s.score for g in ordered for s in g.seats if s.entrant == row.name)
+    best_first = sorted(
+        rows.values(), key=lambda r: (-(r.net_chips or 0), -r.rating["ordinal"], -r.match_points, r.name)
+    )
+    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered), unit=unit)
 
 
 def in_order(games: list[GameResult], entrants: list[str]) -> list[GameResult]:

@@ -354,6 +354,7 @@ def run_info(variant: str) -> dict[str, Any]:
             "local_name": cls.local_name,
             "rules_version": cls.rules_version,
             "low_wins": cls.low_wins,
+            "unit": getattr(cls, "unit", "points"),  # "chips" where the variant is played for chips
             # a variant with its own dealer rule lets play decide who deals later deals (gin: the winner)
             "dealer_follows_play": cls.next_dealer is not Game.next_dealer,
         },

@@ -84,12 +84,13 @@ def game_points(game: GameResult, teams: Teams) -> dict[str, float]:
     return {e.entrant: e.points for e in entries(game, teams)} if teams else seat_points(game)
 
 
-def tournament_standings(games: list[GameResult], config: dict[str, Any]) -> Standings:
-    """The standings of a stored tournament (`config` is its fingerprint): by partnerships where it has them."""
+def tournament_standings(games: list[GameResult], config: dict[str, Any], unit: str = "points") -> Standings:
+    """The standings of a stored tournament (`config` is its fingerprint): by partnerships where it has them;
+    by net chips where its variant is played for chips (`unit`, as `About.unit` reads it from the database)."""
     entrants = list(config["entrants"])
     mode = config.get("partnerships")
     if not mode:
-        return standings(games, entrants)
+        return standings(games, entrants, unit)
     return team_standings(games, entrants, tuple(tuple(t) for t in config["teams"]), mode)
 
 
