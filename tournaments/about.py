@@ -7,7 +7,7 @@ is pure: it only words what it is given.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tournaments import schedule
@@ -23,6 +23,7 @@ class About:
     runs: list[dict[str, Any]]  # Store.runs(): empty for a database written before runs were recorded
     finished: tuple[str | None, str | None]  # first and last game finished (UTC)
     games_played: int
+    parts: list["About"] = field(default_factory=list)  # an event's: one per variant (`part_about`)
 
     @property
     def games_scheduled(self) -> int | None:
@@ -32,7 +33,7 @@ class About:
     @property
     def variant(self) -> dict[str, Any] | None:
         """The variant's recorded name, rules version and scoring direction (None if not recorded)."""
-        return self.runs[0]["variant"] if self.runs else None
+        return self.runs[0].get("variant") if self.runs else None
 
     @property
     def low_wins(self) -> bool | None:
@@ -57,8 +58,25 @@ class About:
 
     @property
     def title(self) -> str:
-        """A report title naming the variant."""
+        """A report title naming the variant (an event's: its variants, or how many when they are many)."""
+        if self.parts:
+            slugs = [p.config["variant"] for p in self.parts]
+            return "romis event: " + (", ".join(slugs) if len(slugs) <= 6 else f"{len(slugs)} variants")
         return f"romis tournament: {self.config.get('variant', 'unknown variant')}"
+
+
+def part_about(event: About, i: int, finished: tuple[str | None, str | None], games_played: int) -> About:
+    """What the `i`-th part of an event played, as a single-variant tournament of it would hold it: the event's
+    shared settings with the part's variant, seats, options, partnerships and seed; each run with that part's
+    variant and games scheduled."""
+    part = event.config["variants"][i]
+    config = {**{k: v for k, v in event.config.items() if k != "variants"}, **part}
+    runs = [
+        {**{k: v for k, v in r.items() if k != "variants"}, "variant": r["variants"][i]}
+        | {"games_scheduled": r["variants"][i].get("games_scheduled")}
+        for r in event.runs
+    ]
+    return About(config, runs, finished, games_played)
 
 
 def scoring_words(low_wins: bool | None, unit: str = "points") -> str:
@@ -161,19 +179,40 @@ def _runs_words(a: About) -> str:
     return f"{start}; resumed {_plural(len(resumes), 'time')}, last {_when(resumes[-1]['started'])}"
 
 
+PART_FACTS = ("seats", "options")  # what each part of an event has for itself (its section says)
+EVENT_SCORING = (
+    "each variant by its own scoring (see its section); overall: match points, wins and an openskill rating over "
+    "every game of every variant, and no mean score, since scores of different variants do not add up"
+)
+
+
 def facts(a: About) -> list[tuple[str, str]]:
-    """(label, text) pairs, in reading order, for the text formats; entrants are listed separately."""
+    """(label, text) pairs, in reading order, for the text formats; entrants are listed separately. An event's
+    name its variants and what they share; each variant's own facts are in its section."""
     c = a.config
     options = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.get("options", {}).items()) or "none"
     first, last = a.finished
+    if a.parts:
+        kind = f"{len(c.get('entrants', {}))} entrants; {c.get('schedule', 'round-robin')}"
+        head = [
+            ("variants", "; ".join(_variant_words(p) for p in a.parts)),
+            ("scoring", EVENT_SCORING),
+            ("tables", f"{kind}; each variant at its own table size (see its section)"),
+            ("games", _games_words(a)),
+            ("seed", f"{c.get('seed')} (each variant's seed derives from it and the variant's slug)"),
+        ]
+    else:
+        head = [
+            ("variant", _variant_words(a)),
+            ("scoring", scoring_words(a.low_wins, a.unit)),
+            ("tables", _table_words(a)),
+            *([("partnerships", partnership_words(c["partnerships"]))] if c.get("partnerships") else []),
+            ("games", _games_words(a)),
+            ("seed", str(c.get("seed"))),
+            ("options", options + " (defaults filled in)"),
+        ]
     return [
-        ("variant", _variant_words(a)),
-        ("scoring", scoring_words(a.low_wins, a.unit)),
-        ("tables", _table_words(a)),
-        *([("partnerships", partnership_words(c["partnerships"]))] if c.get("partnerships") else []),
-        ("games", _games_words(a)),
-        ("seed", str(c.get("seed"))),
-        ("options", options + " (defaults filled in)"),
+        *head,
         ("time limits", _limits_words(c)),
         ("romis version", _versions(a, "romis")),
         ("protocol version", _versions(a, "protocol")),
@@ -188,10 +227,11 @@ def entrant_rows(a: About) -> list[tuple[str, str]]:
 
 
 def as_json(a: About) -> dict[str, Any]:
-    """A JSON-ready dict of the facts; null where a fact was not recorded."""
+    """A JSON-ready dict of the facts; null where a fact was not recorded. An event's has `variants` (the slugs;
+    each variant's facts are in its section) where a single variant's has the variant, its seats and options."""
     c = a.config
     v = a.variant or {}
-    return {
+    variant = {
         "variant": c.get("variant"),
         "variant_name": v.get("name"),
         "local_name": v.get("local_name"),
@@ -199,7 +239,16 @@ def as_json(a: About) -> dict[str, Any]:
         "low_wins": a.low_wins,
         "scoring": None if a.low_wins is None else scoring_words(a.low_wins, a.unit),
         "dealer_follows_play": v.get("dealer_follows_play"),
-        **{k: c.get(k) for k in ("seats", "deal_sets", "seed", "schedule", "candidate", "options")},
+    }
+    if a.parts:
+        variant = {"variants": [p.config["variant"] for p in a.parts], "scoring": EVENT_SCORING}
+    return {
+        **variant,
+        **{
+            k: c.get(k)
+            for k in ("seats", "deal_sets", "seed", "schedule", "candidate", "options")
+            if not (a.parts and k in PART_FACTS)
+        },
         **{k: c.get(k) for k in ("limits", "retries")},
         **{k: c[k] for k in ("partnerships", "teams") if k in c},  # a team tournament's only
         "entrants": [{"name": n, "command": cmd} for n, cmd in entrant_rows(a)],

@@ -32,10 +32,9 @@ def run(
 ) -> None:
     """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
     from tournaments.config import load, parse_entrant_flags
-    from tournaments.report import render
+    from tournaments.event import report
     from tournaments.run import run_tournament
     from tournaments.store import StoreError
-    from tournaments.teams import tournament_standings
 
     if entrant is None:
         entrant = []
@@ -65,8 +64,7 @@ def run(
             err=True,
         )
         raise typer.Exit(3) from None
-    about = store.about()
-    typer.echo(render(tournament_standings(store.results(), cfg.fingerprint(), about.unit), "table", about=about))
+    typer.echo(report(store.results(), store.about(), "table"))
     failed = store.failures()
     for line in failure_lines(failed):
         typer.echo(line)
@@ -102,15 +100,15 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
 ) -> None:
     """Standings, head-to-head, ratings and duplicate-deal figures of a tournament, with what was played."""
-    from tournaments.report import FORMATS, meta_csv, meta_path, render
+    from tournaments.event import report as event_report
+    from tournaments.report import FORMATS, meta_csv, meta_path
     from tournaments.store import Store
-    from tournaments.teams import tournament_standings
 
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
     store = Store(db, readonly=True)  # no lock, no write: it works during a run and in a read-only directory
     about = store.about()
-    text = render(tournament_standings(store.results(), about.config, about.unit), fmt, about=about)
+    text = event_report(store.results(), about, fmt)
     if not output:
         typer.echo(text)
         for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report

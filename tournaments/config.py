@@ -1,12 +1,16 @@
-"""Tournament configuration: a TOML file (docs/tournaments.md) with command-line flags on top."""
+"""Tournament configuration: a TOML file (docs/tournaments.md) with command-line flags on top.
 
+A configuration names one variant, or (an event) several: `variants = [...]`, each part a single-variant
+tournament of its own (`Config.parts()`) over the same entrants, deal sets, limits and schedule."""
+
+import dataclasses
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.rules.engine import did_you_mean
+from referee.rules.engine import derive_seed, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from tournaments import schedule
@@ -32,8 +36,11 @@ KNOWN = {
     "sign_key",
     "no_network",
     "partnerships",
+    "variants",
     *CLOCK_DEFAULTS,
 }
+# What each part of an event sets for itself (and a single-variant configuration at the top level).
+PART_KEYS = ("variant", "seats", "options", "partnerships")
 PARTNERSHIPS = ("fixed", "mixed")  # a team variant's default is the first
 
 
@@ -57,25 +64,45 @@ class Config:
     sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
     no_network: bool = False  # every bot in a network namespace of its own, loopback only
     partnerships: str | None = None  # a team variant's: "fixed" (the default) or "mixed"; None without teams
+    variants: list[dict[str, Any]] | None = None  # an event's parts (PART_KEYS each, checked); None: one variant
 
     def fingerprint(self) -> dict[str, Any]:
-        """The settings that decide the games and their results (not where or how fast they run)."""
-        return {
+        """The settings that decide the games and their results (not where or how fast they run); an event's
+        names every part (variant, seats, options, partnerships) with the seed derived for it."""
+        shared = {
             "entrants": self.entrants,
-            "variant": self.variant,
-            "seats": self.seats,
             "deal_sets": self.deal_sets,
             "seed": self.seed,
             "schedule": self.schedule,
             "candidate": self.candidate,
-            "options": self.options,
             "limits": self.limits,
             "retries": self.retries,
             # only when set: the fingerprints of tournaments begun before the setting existed stay the same
             **({"no_network": True} if self.no_network else {}),
+        }
+        if self.variants is not None:
+            return {**shared, "variants": [{**p._part(), "seed": p.seed} for p in self.parts()]}
+        return {**shared, **self._part()}
+
+    def _part(self) -> dict[str, Any]:
+        """What one variant's part of the fingerprint says: the variant, its seats, options and partnerships."""
+        return {
+            "variant": self.variant,
+            "seats": self.seats,
+            "options": self.options,
             # a team variant's: with the seats of each team, so that the database alone can be reported
             **({"partnerships": self.partnerships, "teams": [list(t) for t in self.teams()]} if self.teams() else {}),
         }
+
+    def parts(self) -> list["Config"]:
+        """The single-variant tournaments this configuration plays: itself, or each part of an event, on decks
+        of its own (its seed derives from the master seed and its slug)."""
+        if self.variants is None:
+            return [self]
+        return [
+            dataclasses.replace(self, variants=None, seed=part_seed(self.seed, p["variant"]), **p)
+            for p in self.variants
+        ]
 
     def teams(self) -> tuple[tuple[int, ...], ...]:
         """The seats of each partnership of the variant (empty without partnerships)."""
@@ -99,6 +126,11 @@ class Config:
         return [t for t in tables if self.candidate in t] if self.schedule == "gauntlet" else tables
 
 
+def part_seed(master: int, slug: str) -> int:
+    """The master seed of an event's part: the same for the same event and variant, different between variants."""
+    return derive_seed(master, "variant", slug) % 2**62
+
+
 def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
     """The configuration of `path` (if any) with the non-None `overrides` applied, checked."""
     data: dict[str, Any] = {}
@@ -115,7 +147,11 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
     data["entrants"] = _entrants(data.get("entrants", []), path)
     for key, value in overrides.items():
         if value is not None:
+            if "variants" in data and key in PART_KEYS:
+                raise ConfigError(f"--{key} is for a single-variant configuration; {path} lists variants = [...]")
             data[key] = value
+    if "variants" in data:
+        data["variants"] = _variants(data, path)
     limits: dict[str, Any] = dict(LIMIT_DEFAULTS)
     limits.update(data.pop("limits", {}) or {})
     for key in CLOCK_DEFAULTS:
@@ -144,6 +180,31 @@ def _entrants(items: Any, path: Any) -> dict[str, str]:
     return out
 
 
+def _variants(data: dict[str, Any], path: Any) -> list[dict[str, Any]]:
+    """An event's parts as given (a slug, or a table of PART_KEYS each), exclusive with the single variant's
+    settings; each part is checked with the rest of the configuration (`_check`)."""
+    both = [k for k in PART_KEYS if k in data]
+    if both:
+        raise ConfigError(
+            f"{path}: {both[0]} and variants are exclusive: move {both[0]} into each entry of variants "
+            '(e.g. variants = [{variant = "persian", partnerships = "mixed"}]), or drop variants'
+        )
+    items = data["variants"]
+    if not isinstance(items, list) or not items:
+        raise ConfigError(f'{path}: variants must be a list of variant slugs or tables, e.g. variants = ["gin"]')
+    parts = []
+    for i, item in enumerate(items, 1):
+        part = {"variant": item} if isinstance(item, str) else item
+        if not isinstance(part, dict) or not isinstance(part.get("variant"), str):
+            raise ConfigError(f"{path}: variants entry {i} must be a slug or a table with variant = SLUG")
+        unknown = sorted(set(part) - set(PART_KEYS))
+        if unknown:
+            where = f"variants entry {i} ({part['variant']})"
+            raise ConfigError(f"{path}: {where}: unknown setting {unknown[0]!r}{did_you_mean(unknown[0], PART_KEYS)}")
+        parts.append({"seats": None, "options": {}, "partnerships": None, **part})
+    return parts
+
+
 def parse_entrant_flags(pairs: list[str]) -> dict[str, str] | None:
     """--entrant NAME=CMD flags, in order (None when there are none)."""
     if not pairs:
@@ -160,12 +221,10 @@ def parse_entrant_flags(pairs: list[str]) -> dict[str, str] | None:
 
 
 def _check(cfg: Config) -> Config:
-    cls = find_variant(cfg.variant)
-    cfg.variant = cls.slug
-    cfg.options = cls.parse_options(cfg.options)
-    cfg.seats = cfg.seats or cls.min_players
-    cls.check_players(cfg.seats, "seats per table")
-    _check_partnerships(cfg)
+    if cfg.variants is None:
+        _check_variant(cfg)
+    else:
+        _check_parts(cfg, cfg.variants)
     if cfg.schedule not in ("round-robin", "gauntlet"):
         raise ConfigError(f"schedule must be round-robin or gauntlet, not {cfg.schedule!r}")
     if cfg.schedule == "gauntlet" and cfg.candidate not in cfg.entrants:
@@ -194,6 +253,36 @@ def _check(cfg: Config) -> Config:
         split_command(command)
     _check_sign_key(cfg)
     return cfg
+
+
+def _check_variant(cfg: Config) -> None:
+    """The variant, its options (defaults filled in), seats and partnerships, as a single variant's."""
+    if not isinstance(cfg.options, dict):
+        raise ConfigError(f"options must be a table of variant options, not {cfg.options!r}")
+    cls = find_variant(cfg.variant)
+    cfg.variant = cls.slug
+    cfg.options = cls.parse_options(cfg.options)
+    if cfg.seats is not None and (not isinstance(cfg.seats, int) or isinstance(cfg.seats, bool)):
+        raise ConfigError(f"seats must be a whole number, not {cfg.seats!r}")
+    cfg.seats = cfg.seats or cls.min_players
+    cls.check_players(cfg.seats, "seats per table")
+    _check_partnerships(cfg)
+
+
+def _check_parts(cfg: Config, parts: list[dict[str, Any]]) -> None:
+    """Each part of an event, checked as a single variant's configuration (the message names the entry), each
+    variant once; `cfg.variants` becomes the checked parts (slugs, seats, options with defaults, partnerships)."""
+    checked: list[dict[str, Any]] = []
+    for i, part in enumerate(parts, 1):
+        one = dataclasses.replace(cfg, variants=None, **part)
+        try:
+            _check_variant(one)
+        except ConfigError as e:
+            raise ConfigError(f"variants entry {i} ({part['variant']}): {e}") from None
+        if any(p["variant"] == one.variant for p in checked):
+            raise ConfigError(f"variants entry {i}: {one.variant} is listed twice (each variant once in an event)")
+        checked.append({k: getattr(one, k) for k in PART_KEYS})
+    cfg.variants = checked
 
 
 def _check_partnerships(cfg: Config) -> None:

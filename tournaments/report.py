@@ -18,6 +18,7 @@ from tournaments.standings import EntrantRow, Standings
 from tournaments.teams import team_label
 
 FORMATS = ("table", "md", "csv", "json", "html")
+MIXED = "mixed"  # the unit of an event's overall standings: the variants' scores do not add up, so no mean score
 HEADERS = (
     "#",
     "entrant",
@@ -63,18 +64,22 @@ def render(st: Standings, fmt: str, title: str | None = None, about: About | Non
 def _json(st: Standings, _title: str, about: About | None) -> str:
     """The standings' JSON with the duplicate summary in words and, first, what was played."""
     data = st.to_json()
-    data["duplicate"] = {**data["duplicate"], "summary": duplicate_words(st.duplicate, about)}
+    if st.duplicate:  # an event's overall standings have none (each variant's section has its own)
+        data["duplicate"] = {**data["duplicate"], "summary": duplicate_words(st.duplicate, about)}
     if about is not None:
         data = {"about": as_json(about), **data}
     return json.dumps(data, indent=2)
 
 
 def meta_csv(about: About) -> str:
-    """What was played as a two-column CSV (key, value): nested keys joined by dots, empty when unknown."""
+    """What was played as a two-column CSV (key, value): nested keys joined by dots, empty when unknown; an
+    event's, then each variant's under its slug (`gin.options.target`)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(("key", "value"))
     w.writerows(_flatten(as_json(about)))
+    for part in about.parts:
+        w.writerows(_flatten(as_json(part), part.config["variant"]))
     return out.getvalue()
 
 
@@ -110,6 +115,8 @@ def _headers(about: About | None, st: Standings) -> list[str]:
     better = "" if low is None else " (lower is better)" if low else " (higher is better)"
     if st.unit == "chips":
         return [*HEADERS[:3], "net chips", *("mean chips/game" if h == "mean score" else h for h in HEADERS[3:])]
+    if st.unit == MIXED:
+        return [h for h in HEADERS if h != "mean score"]
     return [h + better if h == "mean score" else h for h in HEADERS]
 
 
@@ -143,7 +150,7 @@ def _cells(rank: int, r: EntrantRow, st: Standings) -> list[str]:
         *([_num(r.net_chips, 1)] if st.unit == "chips" else []),
         _num(r.match_points, 1),
         _num(r.match_points_per_game),
-        _num(r.mean_score, 1),
+        *([] if st.unit == MIXED else [_num(r.mean_score, 1)]),
         win,
         f"{r.rating['mu']:.1f} ± {r.rating['sigma']:.1f}",
         faults,
@@ -190,13 +197,13 @@ def _table(st: Standings, title: str, about: About | None) -> str:
         [["#", "W-L-T vs"] + [str(i) for i in range(1, len(names) + 1)]]
         + [[str(i), a] + [_h2h_cell(st, a, b) for b in names] for i, a in enumerate(names, 1)]
     )
-    luck = textwrap.fill(duplicate_words(st.duplicate, about), width=100)
+    luck = textwrap.fill(duplicate_words(st.duplicate, about), width=100) + "\n" if st.duplicate else ""
     teams = ""
     if st.partnerships:
         teams = f"{textwrap.fill(_team_title(st), width=100)}\n{_align([list(TEAM_HEADERS), *_team_cells(st)])}\n\n"
     return (
         f"{title} — {st.games} games\n\n{_about_text(about)}{standings}\n\n{teams}Head to head (row vs column, "
-        f"wins-losses-ties)\n{h2h}\n\n{luck}\n"
+        f"wins-losses-ties)\n{h2h}\n\n{luck}"
     )
 
 
@@ -238,10 +245,16 @@ def _markdown(st: Standings, title: str, about: About | None) -> str:
                 "## Head to head",
                 "Row vs column: wins-losses-ties.",
                 _md_table(["vs"] + names, [[a] + [_h2h_cell(st, a, b) for b in names] for a in names]),
-                "## Duplicate dealing",
-                _md_text(duplicate_words(st.duplicate, about)),
-                _md_table(["entrant", "deal sets led"], [[n, str(leads.get(n, 0))] for n in names]),
             ]
+            + (
+                [
+                    "## Duplicate dealing",
+                    _md_text(duplicate_words(st.duplicate, about)),
+                    _md_table(["entrant", "deal sets led"], [[n, str(leads.get(n, 0))] for n in names]),
+                ]
+                if st.duplicate
+                else []
+            )
         )
         + "\n"
     )
@@ -268,7 +281,8 @@ def _csv(st: Standings, _title: str, about: About | None) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     chips = st.unit == "chips"  # a game played for chips adds its net chips after the games
-    w.writerow([*CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:]])
+    header = [*CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:]]
+    w.writerow([h for h in header if h != "mean_score" or st.unit != MIXED])
     for i, r in enumerate(st.entrants, 1):
         dt = {k: (None if v is None else v * 1000) for k, v in r.decision_time.items()}
         w.writerow(
@@ -279,7 +293,7 @@ def _csv(st: Standings, _title: str, about: About | None) -> str:
                 *([r.net_chips] if chips else []),
                 r.match_points,
                 r.match_points_per_game,
-                r.mean_score,
+                *([] if st.unit == MIXED else [r.mean_score]),
                 r.wins,
                 r.win_rate,
                 r.win_ci[0],
@@ -333,12 +347,28 @@ def _html_about(about: About | None) -> str:
 
 def _html(st: Standings, title: str, about: About | None) -> str:
     """One self-contained page: what was played, tables, and an inline SVG plot of every rating over time."""
-    names = [r.name for r in st.entrants]
-    leads = st.duplicate.get("unit_leads", {})
+    return html_page(title, html_body(st, title, about))
+
+
+def html_page(title: str, body: str) -> str:
+    """A self-contained HTML page around `body`."""
     t = html.escape(title)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{t}</title><style>{CSS}</style></head>
-<body><h1>{t}</h1><p>{st.games} games.</p>
+<body>{body}</body></html>
+"""
+
+
+def html_body(st: Standings, title: str, about: About | None) -> str:
+    """What `_html`'s page holds: the title, what was played, the tables and the rating plot."""
+    names = [r.name for r in st.entrants]
+    leads = st.duplicate.get("unit_leads", {})
+    dup = ""
+    if st.duplicate:
+        dup = f"""<h2>Duplicate dealing</h2><p class="luck">{html.escape(duplicate_words(st.duplicate, about))}</p>
+{_html_table(["entrant", "deal sets led"], [[n, str(leads.get(n, 0))] for n in names], "dup", 1)}
+"""
+    return f"""<h1>{html.escape(title)}</h1><p>{st.games} games.</p>
 {_html_about(about)}<h2>Standings</h2>
 {_html_table(_headers(about, st), [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)], "standings", 2)}
 {_html_teams(st)}<h2>Rating as games accumulate</h2>
@@ -346,7 +376,4 @@ def _html(st: Standings, title: str, about: About | None) -> str:
 {rating_plot(st)}
 <h2>Head to head</h2><p>Row vs column: wins-losses-ties.</p>
 {_html_table(["vs"] + names, [[a] + [_h2h_cell(st, a, b) for b in names] for a in names], "h2h", 1)}
-<h2>Duplicate dealing</h2><p class="luck">{html.escape(duplicate_words(st.duplicate, about))}</p>
-{_html_table(["entrant", "deal sets led"], [[n, str(leads.get(n, 0))] for n in names], "dup", 1)}
-</body></html>
-"""
+{dup}"""

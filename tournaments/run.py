@@ -13,7 +13,7 @@ from referee.records import RecordError
 from tournaments import schedule
 from tournaments.config import LIMIT_DEFAULTS, Config
 from tournaments.schedule import Teams
-from tournaments.spec import GameResult, GameSpec, SeatResult
+from tournaments.spec import PART_SEP, GameResult, GameSpec, SeatResult, part_of
 from tournaments.store import Lock, Store, StoreError, disk_or_path
 from tournaments.teams import game_points
 from tournaments.workers import Worker
@@ -30,10 +30,18 @@ class Executor(Protocol):
 
 
 def game_specs(cfg: Config) -> list[GameSpec]:
-    """Every game of the tournament, in schedule order."""
+    """Every game of the tournament, in schedule order; an event's part after part, each key prefixed with
+    its part's slug (`gin.t0-d0-r0`)."""
+    if cfg.variants is None:
+        return _specs(cfg, "")
+    return [spec for part in cfg.parts() for spec in _specs(part, f"{part.variant}{PART_SEP}")]
+
+
+def _specs(cfg: Config, prefix: str) -> list[GameSpec]:
+    """Every game of one variant's schedule, its keys starting with `prefix`."""
     specs = []
     for t, d, r, seed, seating in schedule.games(cfg.tables(), cfg.deal_sets, cfg.seed, cfg.teams()):
-        key = f"t{t}-d{d}-r{r}"
+        key = f"{prefix}t{t}-d{d}-r{r}"
         record = str(Path(cfg.records) / f"{key}.jsonl") if cfg.records else None
         specs.append(
             GameSpec(
@@ -155,16 +163,20 @@ class Progress:
     """Games done, rate, ETA and the current leader: a live line on a terminal, plain lines otherwise.
     A failed game always gets a line of its own, with its reason."""
 
-    def __init__(self, total: int, done: int, live: bool, teams: Teams = ()):
+    def __init__(self, total: int, done: int, live: bool, teams: Teams | dict[str, Teams] = ()):
         self.total, self.done, self.start_done = total, done, done
-        self.live, self.teams = live, teams
+        # an event's: the teams of each part, by slug
+        self.teams = teams if isinstance(teams, dict) else {"": teams}
+        self.live = live
         self.points: dict[str, float] = {}
         self.failed = 0
         self.t0 = time.monotonic()
 
     def update(self, result: GameResult) -> None:
         """Count a finished game and show where the tournament stands."""
-        for name, points in game_points(result, self.teams).items():  # an entrant in two seats counts once
+        for name, points in game_points(
+            result, self.teams[part_of(result.key)]
+        ).items():  # an entrant in two seats counts once
             self.points[name] = self.points.get(name, 0) + points
         faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
         self._show(f"{result.key} done" + (f" | fault {faults}" if faults else ""))
@@ -200,7 +212,7 @@ def run_tournament(cfg: Config, live: bool | None = None, executor: Executor | N
         store.bind(cfg.fingerprint())
         records = _lock_records(cfg.records)
         specs = game_specs(cfg)
-        store.begin_run(cfg.variant, specs)
+        store.begin_run(cfg.variant if cfg.variants is None else [p.variant for p in cfg.parts()], specs)
         _play_all(cfg, store, specs, live, executor)
     except BaseException:
         store.close()
@@ -230,7 +242,8 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
     todo = [s for s in specs if s.key not in finished]
     _drop_partial_records(todo)
     live = sys.stderr.isatty() if live is None else live
-    progress = Progress(len(specs), len(specs) - len(todo), live, cfg.teams())
+    teams = cfg.teams() if cfg.variants is None else {p.variant: p.teams() for p in cfg.parts()}
+    progress = Progress(len(specs), len(specs) - len(todo), live, teams)
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
         sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored{again}\n")

@@ -8,7 +8,7 @@ from typing import Any
 class GameSpec:
     """One game of a tournament: who sits where, on which decks, under which rules and limits."""
 
-    key: str  # unique and stable: "t{table}-d{deal_set}-r{rotation}"
+    key: str  # unique and stable: "t{table}-d{deal_set}-r{rotation}", in an event "{slug}.t{table}-..."
     table: int  # index of the table (the combination of entrants)
     deal_set: int  # duplicate deal set: every rotation of a table plays the same decks
     rotation: int
@@ -52,3 +52,12 @@ class GameResult:
     seed: int
     deals: int
     seats: list[SeatResult]
+
+
+PART_SEP = "."  # in an event's game keys, between the part's slug and the key within it: no slug has a dot
+
+
+def part_of(key: str) -> str:
+    """The slug of the part of an event that the game `key` belongs to ("" in a single-variant tournament)."""
+    slug, sep, _ = key.partition(PART_SEP)
+    return slug if sep else ""

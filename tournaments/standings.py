@@ -68,7 +68,9 @@ class Standings:
     games: int = 0
     partnerships: str | None = None
     teams: list[TeamRow] = field(default_factory=list)
-    unit: str = "points"  # what a game's scores count: "points", or "chips" where a variant is played for chips
+    # what a game's scores count: "points", "chips" where a variant is played for chips, or "mixed" in an event's
+    # overall standings (several variants: no mean score, no duplicate summary)
+    unit: str = "points"
 
     def row(self, name: str) -> EntrantRow:
         """The row of the entrant called `name`."""
@@ -81,6 +83,8 @@ class Standings:
             d = asdict(r)
             if self.unit != "chips":
                 del d["net_chips"]
+            if self.unit == "mixed":  # an event's overall standings: scores of different variants do not add up
+                del d["mean_score"]
             d["win_ci"] = list(r.win_ci)
             d["rating_history"] = [list(h) for h in r.rating_history]
             rows.append(d)
@@ -93,7 +97,7 @@ class Standings:
             **(teams if self.partnerships else {}),  # only in a team tournament: other reports stay as they were
             "entrants": rows,
             "head_to_head": h2h,
-            "duplicate": self.duplicate,
+            **({"duplicate": self.duplicate} if self.duplicate else {}),  # none in an event's overall standings
         }
 
 

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from referee.rules.errors import ConfigError
-from tournaments.about import About
-from tournaments.spec import GameResult, GameSpec, SeatResult
+from tournaments.about import About, part_about
+from tournaments.spec import PART_SEP, GameResult, GameSpec, SeatResult, part_of
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -191,24 +191,32 @@ class Store:
             raise ConfigError("the results database holds no tournament")
         return json.loads(row[0])
 
-    def begin_run(self, variant: str, specs: list[GameSpec]) -> None:
-        """Record that a run of the schedule `specs` starts now and what it runs under; refuse to add to
-        results played under other rules or with the entrants seated otherwise."""
+    def begin_run(self, variant: str | list[str], specs: list[GameSpec]) -> None:
+        """Record that a run of the schedule `specs` starts now and what it runs under (an event: each of its
+        `variant`s, with its games scheduled); refuse to add to results played under other rules or with the
+        entrants seated otherwise."""
         info = {**run_info(variant), "games_scheduled": len(specs)}
-        self._check_rules(variant, info["variant"]["rules_version"])
+        for v in info.get("variants", []):
+            v["games_scheduled"] = sum(part_of(s.key) == v["slug"] for s in specs)
+        for i, v in enumerate(info.get("variants") or [info["variant"]]):
+            self._check_rules(v["slug"], v["rules_version"], i)
         self._check_seating(specs)
         started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         (games,) = self.db.execute("SELECT count(*) FROM games").fetchone()
         with self._writing():
             self.db.execute("INSERT INTO runs VALUES (?, ?, ?)", (started, games, json.dumps(info, sort_keys=True)))
 
-    def _check_rules(self, variant: str, rules_version: int) -> None:
-        """ConfigError if the stored games were played under another version of the variant's rules."""
+    def _check_rules(self, variant: str, rules_version: int, part: int = 0) -> None:
+        """ConfigError if the stored games were played under another version of the variant's rules (in an
+        event: of its `part`-th variant)."""
         runs = self.runs()
-        if runs and runs[0]["variant"]["rules_version"] != rules_version:
+        if not runs:
+            return
+        stored = runs[0]["variants"][part] if "variants" in runs[0] else runs[0]["variant"]
+        if stored["rules_version"] != rules_version:
             raise ConfigError(
                 f"the results database was played under {variant} rules version "
-                f"{runs[0]['variant']['rules_version']}, this romis plays version {rules_version}; "
+                f"{stored['rules_version']}, this romis plays version {rules_version}; "
                 "use another --db to start a new tournament"
             )
 
@@ -236,17 +244,24 @@ class Store:
         rows = self.db.execute("SELECT started, games_before, info FROM runs ORDER BY rowid")
         return [{"started": t, "games_before": n, **json.loads(info)} for t, n, info in rows]
 
-    def finish_times(self) -> tuple[str | None, str | None]:
-        """When the first and the last stored game finished (UTC), or None twice while none has."""
+    def finish_times(self, part: str = "") -> tuple[str | None, str | None]:
+        """When the first and the last stored game (of an event's `part`) finished (UTC), or None twice while
+        none has."""
         row = self.db.execute(
             "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', min(finished)), strftime('%Y-%m-%dT%H:%M:%SZ', max(finished)) "
-            "FROM games"
+            "FROM games WHERE substr(key, 1, ?) = ?",
+            (len(part), part),
         ).fetchone()
         return row[0], row[1]
 
     def about(self) -> About:
-        """What this database's tournament played, for a report."""
-        return About(self.config(), self.runs(), self.finish_times(), len(self.finished_keys()))
+        """What this database's tournament played, for a report; an event's with an About of each variant."""
+        about = About(self.config(), self.runs(), self.finish_times(), len(self.finished_keys()))
+        for i, part in enumerate(about.config.get("variants", [])):
+            prefix = f"{part['variant']}{PART_SEP}"
+            played = self.db.execute("SELECT count(*) FROM games WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+            about.parts.append(part_about(about, i, self.finish_times(prefix), played.fetchone()[0]))
+        return about
 
     def finished_keys(self) -> set[str]:
         """Keys of the games already stored."""
@@ -336,26 +351,34 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     raise ConfigError(f"{path}: cannot be read as a romis results database ({error})")
 
 
-def run_info(variant: str) -> dict[str, Any]:
-    """What a run plays under besides its configuration: romis and protocol versions and the variant's rules."""
+def run_info(variant: str | list[str]) -> dict[str, Any]:
+    """What a run plays under besides its configuration: romis and protocol versions and the variant's rules
+    (an event's: `variants`, each variant's rules in the order of its parts)."""
     # imported here: only a run needs the referee (trio and all), a report of the database does not
     from protocol import PROTOCOL_VERSION
     from referee.play import romis_version
+
+    rules = (
+        {"variant": variant_info(variant)}
+        if isinstance(variant, str)
+        else {"variants": list(map(variant_info, variant))}
+    )
+    return {"romis": romis_version(), "protocol": PROTOCOL_VERSION, **rules}
+
+
+def variant_info(variant: str) -> dict[str, Any]:
+    """A variant's name, rules version, scoring direction and unit, as a run records them."""
     from referee.rules.engine import Game
     from referee.rules.variants import find_variant
 
     cls = find_variant(variant)
     return {
-        "romis": romis_version(),
-        "protocol": PROTOCOL_VERSION,
-        "variant": {
-            "slug": cls.slug,
-            "name": cls.name,
-            "local_name": cls.local_name,
-            "rules_version": cls.rules_version,
-            "low_wins": cls.low_wins,
-            "unit": getattr(cls, "unit", "points"),  # "chips" where the variant is played for chips
-            # a variant with its own dealer rule lets play decide who deals later deals (gin: the winner)
-            "dealer_follows_play": cls.next_dealer is not Game.next_dealer,
-        },
+        "slug": cls.slug,
+        "name": cls.name,
+        "local_name": cls.local_name,
+        "rules_version": cls.rules_version,
+        "low_wins": cls.low_wins,
+        "unit": getattr(cls, "unit", "points"),  # "chips" where the variant is played for chips
+        # a variant with its own dealer rule lets play decide who deals later deals (gin: the winner)
+        "dealer_follows_play": cls.next_dealer is not Game.next_dealer,
     }

@@ -8,6 +8,7 @@ a team: both ratings move by the team's result. Pure and deterministic, like `to
 """
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,11 +98,24 @@ def tournament_standings(games: list[GameResult], config: dict[str, Any], unit: 
 def team_standings(games: list[GameResult], entrants: list[str], teams: Teams, mode: str) -> Standings:
     """Standings of a team tournament: per-entrant rows (counted once per game), team ratings, partnerships."""
     ordered = in_order(games, entrants)
+    rows = entrant_rows(ordered, entrants, lambda g: teams)
+    best_first = sorted(rows.values(), key=lambda r: (-r.rating["ordinal"], -r.match_points, r.name))
+    dup = duplicate_summary(ordered, lambda g: game_points(g, teams))
+    h2h = head_to_head(ordered, lambda g: teams)
+    return Standings(best_first, h2h, dup, len(ordered), mode, _team_rows(ordered, teams))
+
+
+TeamsOf = Callable[[GameResult], Teams]  # the partnerships of a game's variant (one seat each: no partnerships)
+
+
+def entrant_rows(ordered: list[GameResult], entrants: list[str], teams_of: TeamsOf) -> dict[str, EntrantRow]:
+    """Each entrant's row over `ordered` games, counted once per game by its partnership's result (with
+    `teams_of` one seat each, by its seat's), rated by openskill team ratings."""
     rows = {name: EntrantRow(name) for name in entrants}
     scores: dict[str, list[float]] = defaultdict(list)
     seats: dict[str, list[SeatResult]] = defaultdict(list)
     for g in ordered:
-        for e in entries(g, teams):
+        for e in entries(g, teams_of(g)):
             row = rows[e.entrant]
             row.games += 1
             row.match_points += e.points
@@ -110,15 +124,13 @@ def team_standings(games: list[GameResult], entrants: list[str], teams: Teams, m
                 row.faults[e.fault] = row.faults.get(e.fault, 0) + 1
             scores[e.entrant].append(e.side.score)
             seats[e.entrant].extend(e.seats)
-    _rate(ordered, rows, teams)
+    _rate(ordered, rows, teams_of)
     for row in rows.values():
         _finish(row, scores[row.name], seats[row.name])
-    best_first = sorted(rows.values(), key=lambda r: (-r.rating["ordinal"], -r.match_points, r.name))
-    dup = duplicate_summary(ordered, lambda g: game_points(g, teams))
-    return Standings(best_first, _head_to_head(ordered, teams), dup, len(ordered), mode, _team_rows(ordered, teams))
+    return rows
 
 
-def _rate(games: list[GameResult], rows: dict[str, EntrantRow], teams: Teams) -> None:
+def _rate(games: list[GameResult], rows: dict[str, EntrantRow], teams_of: TeamsOf) -> None:
     """openskill team ratings, one update per game in the fixed order: each partnership is a team of its
     distinct entrants (with fixed partnerships, the one entrant), ranked by the partnership's result."""
     model = PlackettLuce()
@@ -126,7 +138,7 @@ def _rate(games: list[GameResult], rows: dict[str, EntrantRow], teams: Teams) ->
     for name, r in ratings.items():
         rows[name].rating_history.append((0, r.mu, r.sigma))
     for g in games:
-        ranked = sides(g, teams)
+        ranked = sides(g, teams_of(g))
         groups = [list(dict.fromkeys(side.members)) for side in ranked]
         rated = model.rate([[ratings[n] for n in group] for group in groups], ranks=[side.rank for side in ranked])
         for group, team in zip(groups, rated):
@@ -148,12 +160,12 @@ def _finish(row: EntrantRow, scores: list[float], seats: list[SeatResult]) -> No
         row.win_rate = row.wins / n
 
 
-def _head_to_head(games: list[GameResult], teams: Teams) -> dict[tuple[str, str], dict[str, int]]:
+def head_to_head(games: list[GameResult], teams_of: TeamsOf) -> dict[tuple[str, str], dict[str, int]]:
     """For every ordered pair of entrants that met as opponents (partners are not): how often a's partnership
     ranked above, below or level with b's."""
     h2h: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: {"wins": 0, "losses": 0, "ties": 0, "games": 0})
     for g in games:
-        es = entries(g, teams)
+        es = entries(g, teams_of(g))
         for a in es:
             for b in es:
                 if a.side is b.side:
