@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format test-diff bench clean node browser reference fuzz soak
+.PHONY: demo event test lint format test-diff bench clean node browser reference fuzz soak
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -33,6 +33,15 @@ demo: $(STAMP) node
 	@echo; echo "== a small round-robin among the sample bots (examples/tournament.toml) =="
 	rm -rf demo-out && mkdir -p demo-out
 	$(VENV)/bin/romis tournament run examples/tournament.toml --db demo-out/results.db --records demo-out/records
+
+# issue 14's acceptance event: the sample bots over every registered variant (examples/event-all.toml), played
+# afresh into demo-out/event/ with its wall time; not part of `make test` (minutes on 2 cores)
+event: $(STAMP) node
+	rm -rf demo-out/event && mkdir -p demo-out/event
+	@start=$$(date +%s); status=0; \
+	$(VENV)/bin/romis tournament run examples/event-all.toml > demo-out/event/standings.txt || status=$$?; \
+	echo "event: wall time $$(( $$(date +%s) - start )) s, exit code $$status; standings in demo-out/event/standings.txt"; \
+	exit $$status
 
 # the suite runs on every core (pytest-xdist; TEST_JOBS=1 for one process, TEST_ARGS for pytest's own options)
 TEST_JOBS ?= auto

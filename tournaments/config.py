@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.rules.engine import derive_seed, did_you_mean
 from referee.rules.errors import ConfigError
-from referee.rules.variants import find_variant
+from referee.rules.variants import VARIANTS, find_variant
 from tournaments import schedule
 
 LIMIT_DEFAULTS = {"move_time": 2.0, "bank": 30.0, "startup_time": 10.0}
@@ -186,12 +186,14 @@ def _variants(data: dict[str, Any], path: Any) -> list[dict[str, Any]]:
     both = [k for k in PART_KEYS if k in data]
     if both:
         raise ConfigError(
-            f"{path}: {both[0]} and variants are exclusive: move {both[0]} into each entry of variants "
-            '(e.g. variants = [{variant = "persian", partnerships = "mixed"}]), or drop variants'
+            f"{path}: {both[0]} and variants are exclusive: name one variant (variant, seats, options, partnerships) "
+            f"or several (variants = [...], each entry with its own {both[0]}), not both"
         )
-    items = data["variants"]
+    items = list(VARIANTS) if data["variants"] == "all" else data["variants"]
     if not isinstance(items, list) or not items:
-        raise ConfigError(f'{path}: variants must be a list of variant slugs or tables, e.g. variants = ["gin"]')
+        raise ConfigError(
+            f'{path}: variants must be "all" or a list of variant slugs or tables, e.g. variants = ["gin", "tonk"]'
+        )
     parts = []
     for i, item in enumerate(items, 1):
         part = {"variant": item} if isinstance(item, str) else item
