@@ -104,6 +104,12 @@ class Config:
             for p in self.variants
         ]
 
+    def part_teams(self) -> dict[str, tuple[tuple[int, ...], ...]]:
+        """The partnerships of each part's variant by the part's slug (`spec.part_of` of its game keys)."""
+        if self.variants is None:
+            return {"": self.teams()}
+        return {p.variant: p.teams() for p in self.parts()}
+
     def teams(self) -> tuple[tuple[int, ...], ...]:
         """The seats of each partnership of the variant (empty without partnerships)."""
         return find_variant(self.variant).teams

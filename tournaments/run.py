@@ -163,20 +163,17 @@ class Progress:
     """Games done, rate, ETA and the current leader: a live line on a terminal, plain lines otherwise.
     A failed game always gets a line of its own, with its reason."""
 
-    def __init__(self, total: int, done: int, live: bool, teams: Teams | dict[str, Teams] = ()):
+    def __init__(self, total: int, done: int, live: bool, teams: dict[str, Teams]):
         self.total, self.done, self.start_done = total, done, done
-        # an event's: the teams of each part, by slug
-        self.teams = teams if isinstance(teams, dict) else {"": teams}
-        self.live = live
+        self.live, self.teams = live, teams  # the partnerships of each part's variant (Config.part_teams)
         self.points: dict[str, float] = {}
         self.failed = 0
         self.t0 = time.monotonic()
 
     def update(self, result: GameResult) -> None:
         """Count a finished game and show where the tournament stands."""
-        for name, points in game_points(
-            result, self.teams[part_of(result.key)]
-        ).items():  # an entrant in two seats counts once
+        teams = self.teams[part_of(result.key)]
+        for name, points in game_points(result, teams).items():  # an entrant in two seats counts once
             self.points[name] = self.points.get(name, 0) + points
         faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
         self._show(f"{result.key} done" + (f" | fault {faults}" if faults else ""))
@@ -242,8 +239,7 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
     todo = [s for s in specs if s.key not in finished]
     _drop_partial_records(todo)
     live = sys.stderr.isatty() if live is None else live
-    teams = cfg.teams() if cfg.variants is None else {p.variant: p.teams() for p in cfg.parts()}
-    progress = Progress(len(specs), len(specs) - len(todo), live, teams)
+    progress = Progress(len(specs), len(specs) - len(todo), live, cfg.part_teams())
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
         sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored{again}\n")
