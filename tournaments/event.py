@@ -37,7 +37,8 @@ def overall_standings(games: list[GameResult], about: About) -> Standings:
         for p in about.parts
     }
     entrants = list(about.config["entrants"])
-    ordered = in_order(games, entrants)
+    part = {slug: i for i, slug in enumerate(teams)}  # ratings in the order variant, table, deal set, rotation
+    ordered = sorted(in_order(games, entrants), key=lambda g: (part[part_of(g.key)], g.table, g.deal_set, g.rotation))
     rows = entrant_rows(ordered, entrants, lambda g: teams[part_of(g.key)])
     for row in rows.values():
         row.mean_score = None
