@@ -308,6 +308,9 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
     def can_lay_off(self, seat: int) -> bool:
         return True  # Ambiguity 7: no meld of one's own is needed first
 
+    def check_rearrange(self, seat: int) -> None:
+        """Any own meld may be split or taken from (there is no opening; `rearrange.not-own` guards the rest)."""
+
     def after_table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
         super().after_table_op(seat, op)
         others = [s for s in self.joined if s != seat]  # Ambiguity 11: every other participant pays
