@@ -181,10 +181,7 @@ def _meld_text(m: dict[str, Any]) -> list[str]:
         aces = [("low (A-2-3)", r["ace_low"]), ("high (Q-K-A)", r["ace_high"])]
         aces += [("around the corner (K-A-2)", r["around_the_corner"]), ("at both ends at once", r["ace_both_ends"])]
         ace = " or ".join(a for a, ok in aces if ok) or "nowhere"
-        if r["rank_order"]:
-            ace = f"ranks in the order {r['rank_order']}, no wrap"
-        else:
-            ace = f"the ace {ace}"
+        ace = f"ranks in the order {r['rank_order']}, no wrap" if r["rank_order"] else f"the ace {ace}"
         lines.append(f"- Runs: {m['min_size']}–{r['max_size']} cards of one suit in sequence; {ace}; {_naturals(r)}.")
     if m["extra_rule"]:
         lines.append(f"- Also: {m['extra_rule']}")

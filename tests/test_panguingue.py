@@ -166,7 +166,7 @@ def test_example7_320_cards_a_foot_of_160_and_10_each_dealt_5_and_5() -> None:
     assert game.packet == 5 and game.piles == [[]]  # no starter (Ambiguity 3)
 
 
-# --- the take rules, lay-offs on the next player, the re-discard ban -------------------------------------------------
+# --- the take rules, lay-offs on the next player, the re-discard ban ------------------------------------------------
 def test_the_top_discard_is_taken_only_to_use_it_at_once() -> None:
     game = staged(ready(3), 0, "4D 5D 6C 6C 6C 2H", pile="3S 3D")
     assert game.decision(0).options == [Draw("stock")]
@@ -250,7 +250,7 @@ def test_nobody_demanding_leaves_the_ordinary_draw() -> None:
     assert game.stage is None and game.to_act() == [seat] and game.decision(seat).phase == "draw"
 
 
-# --- participation, going out, the end of a deal ---------------------------------------------------------------------
+# --- participation, going out, the end of a deal --------------------------------------------------------------------
 def test_participation_is_asked_in_turn_order_and_sitters_out_take_no_turns() -> None:
     game = Panguingue(4, {}, 3)
     asked = []
@@ -328,7 +328,7 @@ def test_the_deal_after_reshuffles_used_cards_with_the_stock_and_keeps_an_unused
     assert game.deal_no == 1 and game.foot == foot and len(game.cards_in_play()) == 320
 
 
-# --- direction, options, eval ----------------------------------------------------------------------------------------
+# --- direction, options, eval ---------------------------------------------------------------------------------------
 def test_direction_changes_who_plays_after_whom_and_the_match() -> None:
     ccw, cw = Panguingue(4, {}, 5), Panguingue(4, {"direction": "cw"}, 5)
     assert ccw.dealer == cw.dealer
@@ -368,7 +368,7 @@ def test_eval_shows_each_melds_type_and_condition(capsys: pytest.CaptureFixture[
     assert "goes out: yes" in capsys.readouterr().out
 
 
-# --- the bots ----------------------------------------------------------------------------------------------------------
+# --- the bots -------------------------------------------------------------------------------------------------------
 def match(n: int, seed: int, greedy: set[int], **options) -> Panguingue:
     game = Panguingue(n, options, seed)
     brains = [Brain("panguingue", n, game.opts, greedy=s in greedy, seed=seed * 31 + s) for s in range(n)]
