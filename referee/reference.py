@@ -80,6 +80,8 @@ def _common_view(rows: list[dict[str, Any]]) -> dict[str, dict]:
 def _variant(row: dict[str, Any], common: set[str]) -> list[str]:
     players = "–".join(map(str, sorted(set(row["players"]))))
     goal = "the lowest total wins" if row["low_wins"] else "the highest total wins"
+    if row.get("unit") == "chips":
+        goal = "played for chips: the totals are net chips, the most chips wins"
     lines = [
         f"## {row['slug']}: {row['name']} ({row['local_name']})\n",
         f"Family {row['family']}, {players} players, rules version {row['rules_version']}; {goal}. "

@@ -70,6 +70,7 @@ def describe(cls: "type[Game]") -> dict[str, Any]:
             for k, o in cls.all_options().items()
         },
         "low_wins": cls.low_wins,
+        "unit": cls.unit,  # "chips": the totals are net chip balances (referee/rules/chips.py)
         "deals": deal_groups(cls),
         "card_values": card_values(game, deck),
         "decisions": [
@@ -182,7 +183,7 @@ def _run_rules(rules: MeldRules) -> dict[str, Any]:
     size = max(
         n
         for n in range(1, 15)
-        if any(is_valid([r + "S" for r in line[i : i + n]], "run", rules) for i in range(15 - n))
+        if any(is_valid([r + "S" for r in line[i : i + n]], "run", rules) for i in range(len(line) - n + 1))
     )
     return {
         "min_size": size_needed("run", rules),
