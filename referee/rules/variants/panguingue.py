@@ -150,17 +150,21 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
             raise IllegalAction(f"{value}.answer", f"answer with one `bid {{value: {value}}}` or one `pass`")
         return isinstance(op, Bid)
 
+    def ask_next(self, kind: str, seats: tuple[int, ...], seat: int) -> bool:
+        """Ask the seat after `seat` in `seats` next (a `Sealed` round of one seat); False if `seat` was the last."""
+        rest = seats[seats.index(seat) + 1 :]
+        self.asking = Sealed(kind, kind, rest[:1]) if rest else None
+        return bool(rest)
+
     def answer_join(self, seat: int, ops: list[Op]) -> None:
         joins = self.answer(seat, ops, "join")
         self.emit({"type": "join", "seat": seat, "joins": joins})
         if joins:
             self.joined += (seat,)
             self.ante([seat], self.opts["ante"])
-        rest = self.order[self.order.index(seat) + 1 :]
-        if rest:
-            self.asking = Sealed("join", "join", rest[:1])
+        if self.ask_next("join", self.order, seat):
             return
-        self.asking, self.stage = None, None
+        self.stage = None
         if len(self.joined) < 2:  # Ambiguity 4: a void deal, antes returned
             self.return_paid()
             return self.end_deal(winner=None)
@@ -179,9 +183,9 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
         if not self.stock and not self.rebuild():
             return self.stock_out()
         if self.forced_melds(self.turn):
-            others = [s for s in self.order_from(self.next_seat(self.turn)) if s in self.joined and s != self.turn]
-            self.stage, self.asking = "demand", Sealed("demand", "demand", (others[0],))
-            self.emit({"type": "forcing", "seat": self.turn, "card": self.piles[0][-1], "asked": others})
+            self.askers = tuple(s for s in self.order_from(self.next_seat(self.turn)) if s in self.joined)[:-1]
+            self.stage, self.asking = "demand", Sealed("demand", "demand", self.askers[:1])
+            self.emit({"type": "forcing", "seat": self.turn, "card": self.piles[0][-1], "asked": list(self.askers)})
 
     def forced_melds(self, seat: int) -> list[int]:
         """The seat's own melds the top discard could be added to as it lies."""
@@ -199,12 +203,8 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
     def answer_demand(self, seat: int, ops: list[Op]) -> None:
         demands = self.answer(seat, ops, "demand")
         self.emit({"type": "demand", "seat": seat, "demands": demands})
-        others = [s for s in self.order_from(self.next_seat(self.turn)) if s in self.joined and s != self.turn]
-        rest = others[others.index(seat) + 1 :]
-        if demands or not rest:
+        if demands or not self.ask_next("demand", self.askers, seat):
             self.asking, self.stage = None, "forced" if demands else None
-        else:
-            self.asking = Sealed("demand", "demand", (rest[0],))
 
     def forced_take(self, seat: int, ops: list[Op]) -> None:
         """The forced player's play: the top discard onto one of his own melds (the draw implied), then more ops."""
