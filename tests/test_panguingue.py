@@ -356,7 +356,7 @@ def test_every_option_of_the_rules_file_is_an_option() -> None:
 def test_a_foot_too_large_to_deal_is_one_clear_error() -> None:
     from referee.rules.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="foot_size 200 leaves 120 cards: 160 are dealt"):
+    with pytest.raises(ConfigError, match="foot_size 200 is too large: 16 players are dealt 10 each, so at most 160"):
         Panguingue(16, {"foot_size": 200}, 0)
 
 

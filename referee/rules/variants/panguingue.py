@@ -118,7 +118,8 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
         if self.deal_no == 0:
             cards, k = shuffled(self.make_deck(), self.deal_rng()), self.opts["foot_size"]
             if len(cards) - k < self.hand_size * self.n:
-                raise ConfigError(f"foot_size {k} leaves {len(cards) - k} cards: {self.hand_size * self.n} are dealt")
+                most = len(cards) - self.hand_size * self.n
+                raise ConfigError(f"foot_size {k} is too large: {self.n} players are dealt 10 each, so at most {most}")
             self.foot = cards[:k]
             return cards[k:]
         used = (
