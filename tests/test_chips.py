@@ -1,5 +1,10 @@
 """The chips ledger (referee/rules/chips.py): moves, conservation, stakes, and a chips game's results and events."""
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from protocol.messages import Bid, Pass
@@ -80,3 +85,24 @@ def test_the_bank_left_at_the_end_of_the_match_goes_back_to_who_paid_it():
     assert deal["winner"] is None and deal["bank"] == 0 and game.result()["bank"] == 0
     refunds = deal["moved"].get("refund", [0, 0, 0])
     assert [-a for a in deal["moved"]["ante"]] == refunds
+
+
+@pytest.mark.e2e
+def test_romis_play_prints_the_chips_and_the_bank_and_the_record_keeps_them(tmp_path):
+    root, rec = Path(__file__).resolve().parent.parent, tmp_path / "m.jsonl"
+    bots = ["--bot", "python -m sample_bots.greedy", "--bot", "python -m sample_bots.random"]
+
+    def romis(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "referee", *args], cwd=root, capture_output=True, text=True)
+
+    text = romis("play", "panguingue", *bots, "--seed", "3", "--option", "match_deals=2", "--record", str(rec))
+    assert text.returncode == 0, text.stderr
+    assert "  chips  " in text.stdout.splitlines()[-4] and text.stdout.splitlines()[-1].startswith("bank: ")
+    assert "; bank " in text.stdout
+    out = json.loads(romis("play", "panguingue", *bots, "--seed", "3", "--option", "match_deals=2", "--json").stdout)
+    assert out["unit"] == "chips" and out["bank"] == 0
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    result = next(x for x in lines if x["type"] == "result")
+    assert result["unit"] == "chips" and result["chips"] == result["totals"] and result["bank"] == 0
+    assert all({"chips", "bank", "moved"} <= set(x["detail"]) for x in lines if x["type"] == "deal_over")
+    assert romis("replay", str(rec)).returncode == 0
