@@ -82,7 +82,7 @@ def test_the_bank_left_at_the_end_of_the_match_goes_back_to_who_paid_it():
     # one deal of two turns: nobody can go out, the bank carries over, and the match ends with it in the ledger
     game = playout(3, 2, {"match_deals": 1, "max_turns_per_deal": 2})
     deal = game.result()["deals"][0]
-    assert deal["winner"] is None and deal["bank"] == 0 and game.result()["bank"] == 0
+    assert deal["winner"] is None and not deal["void"] and deal["bank"] == 0 and game.result()["bank"] == 0
     refunds = deal["moved"].get("refund", [0, 0, 0])
     assert [-a for a in deal["moved"]["ante"]] == refunds
 
