@@ -383,3 +383,20 @@ def test_greedy_beats_random_by_net_chips() -> None:
     assert wins >= 13
     six = [match(6, seed, {0, 2, 4}).result()["totals"] for seed in range(3)]
     assert sum(t[0] + t[2] + t[4] for t in six) > 0
+
+
+def test_the_fallback_sits_out_never_demands_and_takes_a_forced_card_legally() -> None:
+    game = Panguingue(3, {}, 0)
+    seat = game.to_act()[0]
+    assert game.fallback(seat) == [Pass()]
+    game = ready(3)
+    seat = game.turn
+    staged(game, seat, "2H 4C", {seat: ["5C 6C 7C"]}, pile="JC")
+    game.begin_turn()
+    asked = game.to_act()[0]
+    assert game.fallback(asked) == [Pass()]
+    game.apply(asked, [Bid("demand")])
+    assert game.fallback(seat) == [LayOff(0, ["JC"])]
+    game.apply(seat, game.fallback(seat))
+    game.apply(seat, game.fallback(seat))  # the family's discard ends the turn
+    assert game.turn != seat and game.fallback(game.turn) == [Draw("stock")]
