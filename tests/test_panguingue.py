@@ -400,3 +400,21 @@ def test_the_fallback_sits_out_never_demands_and_takes_a_forced_card_legally() -
     game.apply(seat, game.fallback(seat))
     game.apply(seat, game.fallback(seat))  # the family's discard ends the turn
     assert game.turn != seat and game.fallback(game.turn) == [Draw("stock")]
+
+
+def test_a_take_out_moves_one_card_of_one_meld_and_a_demand_is_answered_with_bid_or_pass() -> None:
+    game = staged(ready(3), 0, "AS 2S 5D 5H 6C", {0: ["3S 4S 5S 6S 7S JS"]})
+    game.apply(0, [Draw("stock")])
+    with pytest.raises(IllegalAction) as e:  # two cards out for one new meld
+        game.apply(0, [Rearrange([0], [Meld(H("5S 6S 7S JS")), Meld(H("AS 2S 3S 4S"))])])
+    assert e.value.rule == "takeout.one-card"
+    with pytest.raises(IllegalAction) as e:
+        game.apply(0, [Rearrange([0], [Meld(H("6S 7S JS QS")), Meld(H("5S 5D 5H")), Meld(H("6D 6H 6C"))])])
+    assert e.value.rule == "rearrange.shape"
+    game = ready(3)
+    seat = game.turn
+    staged(game, seat, "2H 4C", {seat: ["5C 6C 7C"]}, pile="JC")
+    game.begin_turn()
+    with pytest.raises(IllegalAction) as e:
+        game.apply(game.to_act()[0], [Bid("join")])
+    assert e.value.rule == "demand.answer"
