@@ -122,10 +122,7 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
                 raise ConfigError(f"foot_size {k} is too large: {self.n} players are dealt 10 each, so at most {most}")
             self.foot = cards[:k]
             return cards[k:]
-        used = (
-            [c for h in self.hands for c in h] + self.stock + self.piles[0] + [c for m in self.table for c in m.cards]
-        )
-        return shuffled(sorted(used), self.deal_rng())
+        return shuffled(sorted(super().cards_in_play()), self.deal_rng())  # without the foot (self.cards_in_play)
 
     # --- participation (Ambiguities 4, 24) -------------------------------------------------
     def start_deal(self) -> None:
@@ -227,9 +224,8 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
         if self.stage == "join":
             return Decision("join", "join", [Bid("join"), Pass()], {"ante": self.opts["ante"]})
         if self.stage == "demand":
-            return Decision(
-                "demand", "demand", [Bid("demand"), Pass()], {"active": self.turn, "card": self.piles[0][-1]}
-            )
+            asked = {"active": self.turn, "card": self.piles[0][-1]}
+            return Decision("demand", "demand", [Bid("demand"), Pass()], asked)
         d = super().decision(seat)
         d.constraints.update(free_take=self.free_top, next_player=self.next_turn(seat))
         if self.stage == "forced":
@@ -293,17 +289,13 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
             meld = self.table[op.meld]
             if meld.owner != seat:
                 if meld.owner != self.next_turn(seat):
-                    raise IllegalAction(
-                        "layoff.not-next-player", "you may add only to your melds and the next player's"
-                    )
+                    raise IllegalAction("layoff.not-next-player", "add only to your melds and the next player's")
                 if self.laid_next or op.cards != [self.drawn] or self.drawn not in self.hands[seat]:
                     raise IllegalAction(
                         "layoff.not-drawn-card", "only the card drawn this turn may go on the next player's melds"
                     )
             if not self.fits(meld, op.cards) and meld_type(meld) == "suit-set":
-                raise IllegalAction(
-                    "extend.changes-type", f"a set of identical {meld.cards[0]} takes only more of them"
-                )
+                raise IllegalAction("extend.changes-type", f"a set of identical {meld.cards[0]} takes only more")
         super().table_op(seat, op)
 
     def can_lay_off(self, seat: int) -> bool:
@@ -336,9 +328,7 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
         from_hand = Counter(new.cards) - (Counter(source.cards) - Counter(kept.cards))
         parts = [kept] if from_hand else [kept, new]
         if any(meld_type(m) != meld_type(source) for m in parts):
-            raise IllegalAction(
-                "extend.changes-type", "the parts of a meld keep its type (run, identical or mixed set)"
-            )
+            raise IllegalAction("extend.changes-type", "the parts of a meld keep its type (run, suit or mixed set)")
         if from_hand and len(source.cards) - len(kept.cards) != 1:
             raise IllegalAction("takeout.one-card", "take exactly one card out of a meld to start a new one")
         if from_hand:
@@ -352,9 +342,7 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
 
     def end_play(self, seat: int, was_opened: bool) -> None:
         if self.use_due is not None:
-            raise IllegalAction(
-                "take.not-allowed", f"the top discard {self.use_due} may be taken only to use it at once in this play"
-            )
+            raise IllegalAction("take.not-allowed", f"the top discard {self.use_due} is taken only to use it at once")
         if not self.hands[seat] and self.phase == "over":  # Ambiguity 13: discarding the last card is not out
             return self.end_turn()
         super().end_play(seat, was_opened)
