@@ -272,9 +272,16 @@ def evaluate(
         elif "same_rank" in res:  # two-candles: no melds, five features
             typer.echo(_features(res))
         else:
-            kinds = res.get("kinds") or [""] * len(res["melds"])  # named kinds (liverpool) follow their melds
+            # named kinds (liverpool) and combination types (panguingue) follow their melds
+            kinds = res.get("kinds") or res.get("types") or [""] * len(res["melds"])
             melds = "  ".join(" ".join(x) + (f" ({k})" if k else "") for x, k in zip(res["melds"], kinds)) or "-"
-            typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}\npoints: {res['points']}")
+            typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}")
+            if "points" in res:
+                typer.echo(f"points: {res['points']}")
+            if "conditions" in res:  # panguingue: what melding each would collect from every other participant
+                each = " ".join(map(str, res["conditions"])) or "-"
+                typer.echo(f"conditions: {each} chip(s) from each other participant ({res['condition_chips']} in all)")
+                typer.echo(f"goes out: {'yes' if res['goes_out'] else 'no'}")
             if "meld_values" in res:  # persian: melds score for their side, so the hand has a value
                 typer.echo(f"meld values: {' '.join(map(str, res['meld_values'])) or '-'}\nvalue: {res['value']}")
             if "verdict" in res:  # continental: whether the hand can be laid down, and how

@@ -306,6 +306,8 @@ class Match:
         out = self.outcome()
         faults = [s.fault for s in self.seats]
         self._result_line = {"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults}
+        if out.get("unit") == "chips":  # a chips game: the balances (= the totals) and the bank (chips.py)
+            self._result_line.update(chips=out["chips"], bank=out["bank"], unit="chips")
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())

@@ -66,6 +66,8 @@ class Outcome:
                 row["timings"] = timing_summary(s.walls, s.cpus)
             seats.append(row)
         out = {"variant": self.variant, "seed": self.seed, "deals": len(self.result["deals"]), "seats": seats}
+        if self.result.get("unit") == "chips":  # a chips game: the scores are net chips; the bank left over
+            out.update(unit="chips", bank=self.result["bank"])
         if "teams" in self.result:  # partnerships (persian): each side's seats, total and rank
             out["teams"] = [{**t, "total": _number(t["total"])} for t in self.result["teams"]]
         return out
@@ -275,6 +277,8 @@ def deal_line(deal: dict[str, Any]) -> str:
     line = f"deal {deal['deal'] + 1}: {who}; scores {deal['scores']} -> totals {deal['totals']}"
     if "penalties" in deal:
         line += f"; penalties {deal['penalties']} -> {deal['penalty_totals']}"
+    if "bank" in deal:  # a chips game: the scores are net chips, and the bank carries over
+        line += f"; bank {deal['bank']}" + (" (void: antes returned)" if deal.get("void") else "")
     if "teams" in deal:  # partnerships: the sides' deal scores, in the order of the result's teams
         line += f"; partnerships {' vs '.join(f'{t:g}' for t in deal['teams'])}"
     if "match_bonus" in deal:  # persian: the side ahead after the last deal, in the scores and totals
@@ -289,7 +293,8 @@ def render_text(out: Outcome, deals: bool = True) -> str:
         lines += ["  " + deal_line(d) for d in out.result["deals"]]
     seats = out.result["seats"]
     penalties = out.result.get("penalties")  # may-i: a second column, which breaks ties on the first
-    rows = [("rank", "seat", "score" if penalties is None else "bonus/penalty", "bot", "fault")]
+    chips = out.result.get("unit") == "chips"  # a chips game: the score column is net chips
+    rows = [("rank", "seat", "chips" if chips else "score" if penalties is None else "bonus/penalty", "bot", "fault")]
     for i in sorted(range(len(seats)), key=lambda i: (out.result["ranks"][i], i)):
         s = seats[i]
         rows.append(
@@ -309,6 +314,8 @@ def render_text(out: Outcome, deals: bool = True) -> str:
     ]
     played = out.result["deals"]
     bonus = played[-1].get("match_bonus") if played else None
+    if chips:
+        lines.append(f"bank: {out.result['bank']} chip(s) left")
     return "\n".join(lines + team_lines(out.result.get("teams", []), bonus))
 
 

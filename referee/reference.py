@@ -80,6 +80,8 @@ def _common_view(rows: list[dict[str, Any]]) -> dict[str, dict]:
 def _variant(row: dict[str, Any], common: set[str]) -> list[str]:
     players = "–".join(map(str, sorted(set(row["players"]))))
     goal = "the lowest total wins" if row["low_wins"] else "the highest total wins"
+    if row.get("unit") == "chips":
+        goal = "played for chips: the totals are net chips, the most chips wins"
     lines = [
         f"## {row['slug']}: {row['name']} ({row['local_name']})\n",
         f"Family {row['family']}, {players} players, rules version {row['rules_version']}; {goal}. "
@@ -172,6 +174,8 @@ def _meld_text(m: dict[str, Any]) -> list[str]:
             + ("all four suits, then " if s["all_suits_first"] else "")
             + f"at most {s['max_same_suit']} cards of a suit (identical cards of several packs included)"
         )
+        if s["identical"]:
+            suits += "; or any number of one identical card (one rank and suit)"
         lines.append(f"- Sets: {m['min_size']}–{s['max_size']} cards of one rank, {suits}; {_naturals(s)}.")
     if r is None:
         lines.append("- No runs.")
@@ -179,9 +183,8 @@ def _meld_text(m: dict[str, Any]) -> list[str]:
         aces = [("low (A-2-3)", r["ace_low"]), ("high (Q-K-A)", r["ace_high"])]
         aces += [("around the corner (K-A-2)", r["around_the_corner"]), ("at both ends at once", r["ace_both_ends"])]
         ace = " or ".join(a for a, ok in aces if ok) or "nowhere"
-        lines.append(
-            f"- Runs: {m['min_size']}–{r['max_size']} cards of one suit in sequence; the ace {ace}; {_naturals(r)}."
-        )
+        ace = f"ranks in the order {r['rank_order']}, no wrap" if r["rank_order"] else f"the ace {ace}"
+        lines.append(f"- Runs: {m['min_size']}–{r['max_size']} cards of one suit in sequence; {ace}; {_naturals(r)}.")
     if m["extra_rule"]:
         lines.append(f"- Also: {m['extra_rule']}")
     return lines

@@ -35,6 +35,8 @@ def playout(slug, n, seed, check_views=True):
             ops = brains[seat].choose(decision, view)
             game.apply(seat, ops)
             plays.append((seat, ops))
+            if game.unit == "chips":  # chips only move: the bank plus all balances stays zero (chips.py)
+                assert game.ledger.total() == 0, "chips were made or lost"
             if game.deal_no == deal and not game.is_over():
                 assert Counter(game.cards_in_play()) == full, "cards are not conserved"
             elif not game.is_over():  # a new deal: its deck may differ (tonk's follows the players still in)
@@ -65,6 +67,8 @@ def test_playout_invariants_and_replay(slug, n):
         result = game.result()
         for s in range(n):  # the scores add up: every total is the sum of that seat's deal scores
             assert result["totals"][s] == pytest.approx(sum(d["scores"][s] for d in result["deals"]))
+        if game.unit == "chips":  # the totals are the net chips, and the balances with the bank sum to zero
+            assert result["chips"] == result["totals"] and result["bank"] + sum(result["chips"]) == 0
         # the match ended for a reason: its own end condition, the deal cap, or one seat left in it
         assert game.match_ended() or len(result["deals"]) >= OPTIONS["max_deals"] or len(game.seats_in()) <= 1
         fresh = VARIANTS[slug](n, OPTIONS, seed)

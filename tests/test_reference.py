@@ -141,12 +141,19 @@ def valid_by_the_reference(cards: list[str], kind: str, rules: dict) -> bool:
         s, suits = rules["sets"], Counter(c[1] for c in cards)
         if s is None or len({c[0] for c in cards}) != 1 or len(cards) > s["max_size"]:
             return False
+        if s["identical"] and len(set(cards)) == 1:
+            return True
         if s["repeated_suits_from"] is None or len(cards) < s["repeated_suits_from"]:
             return max(suits.values()) == 1
         return (len(suits) == 4 or not s["all_suits_first"]) and max(suits.values()) <= s["max_same_suit"]
     r = rules["runs"]
     if r is None or len({c[1] for c in cards}) != 1 or not r["min_size"] <= len(cards) <= r["max_size"]:
         return False
+    if r["rank_order"]:  # the variant's own rank order: consecutive places, each once
+        if any(c[0] not in r["rank_order"] for c in cards):
+            return False
+        places = sorted(r["rank_order"].index(c[0]) for c in cards)
+        return len(set(places)) == len(places) and places[-1] - places[0] == len(places) - 1
     ranks = sorted(RANKS.index(c[0]) for c in cards)
     if r["ace_both_ends"] and ranks == [0, *range(13)]:
         return True

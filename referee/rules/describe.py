@@ -70,6 +70,7 @@ def describe(cls: "type[Game]") -> dict[str, Any]:
             for k, o in cls.all_options().items()
         },
         "low_wins": cls.low_wins,
+        "unit": cls.unit,  # "chips": the totals are net chip balances (referee/rules/chips.py)
         "deals": deal_groups(cls),
         "card_values": card_values(game, deck),
         "decisions": [
@@ -162,9 +163,13 @@ def _set_rules(rules: MeldRules) -> dict[str, Any]:
 
     cycle = SUITS * 8  # all four suits before any suit repeats
     size = max(n for n in range(1, len(cycle) + 1) if ok(cycle[:n]))
-    first = next((n for n in range(2, size + 1) if ok(cycle[:n] if n > 4 else cycle[: n - 1] + "S")), None)
+    patterns = {n: cycle[:n] if n > 4 else cycle[: n - 1] + "S" for n in range(2, size + 1)}
+    if rules.identical_sets:  # "SS" is a set of identical cards, which `identical` covers
+        patterns.pop(2, None)
+    first = next((n for n, p in patterns.items() if ok(p)), None)
     return {
         "max_size": size,
+        "identical": rules.identical_sets,  # cards of one rank and one suit form a set at any size
         "repeated_suits_from": first,  # the smallest set that may hold two cards of one suit (None: never)
         "all_suits_first": first is not None and not ok(("SHD" * 8)[:first]),  # a suit repeats only once all 4 are in
         "max_same_suit": max((k for k in range(1, size - 2) if ok("S" * k + "HDC")), default=1),
@@ -173,11 +178,12 @@ def _set_rules(rules: MeldRules) -> dict[str, Any]:
 
 
 def _run_rules(rules: MeldRules) -> dict[str, Any]:
-    line = "A23456789TJQKA"
+    order = "".join(RANKS[r - 1] for r in rules.run_ranks) or None  # a stripped pack's own order (7 then J)
+    line = order or "A23456789TJQKA"
     size = max(
         n
         for n in range(1, 15)
-        if any(is_valid([r + "S" for r in line[i : i + n]], "run", rules) for i in range(15 - n))
+        if any(is_valid([r + "S" for r in line[i : i + n]], "run", rules) for i in range(len(line) - n + 1))
     )
     return {
         "min_size": size_needed("run", rules),
@@ -186,6 +192,7 @@ def _run_rules(rules: MeldRules) -> dict[str, Any]:
         "ace_high": rules.ace_high,
         "around_the_corner": rules.wrap,
         "ace_both_ends": rules.ace_both_ends,
+        "rank_order": order,  # null: A-K (with the ace modes above); else the ranks in run order, no wrap
         "naturals": naturals_needed("run", rules),
     }
 

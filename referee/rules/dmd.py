@@ -177,8 +177,12 @@ class DrawMeldDiscard(Game):
         }
 
     # --- deal and turn state ---------------------------------------------------------
+    def deal_cards(self) -> list[str]:
+        """The shuffled cards the deal is dealt from (the last card first); by default the whole deck, shuffled."""
+        return shuffled(self.make_deck(), self.deal_rng())
+
     def start_deal(self) -> None:
-        cards = shuffled(self.make_deck(), self.deal_rng())
+        cards = self.deal_cards()
         n, k = self.n, self.hand_size
         seats = self.order_from(self.next_seat(self.dealer))  # Pirmasis first; eliminated seats get no cards
         self.hands: list[list[str]] = [[] for _ in range(n)]
@@ -205,7 +209,7 @@ class DrawMeldDiscard(Game):
         """Cards `seat` may discard now (the re-discard ban lapses when nothing else is left)."""
         hand = sorted(set(self.hands[seat]))
         banned = {self.taken, *self.taken_cards} - {None}
-        if banned and not self.opts["allow_rediscard"]:
+        if banned and not self.opts.get("allow_rediscard", False):
             others = [c for c in hand if c not in banned]
             return others or hand
         return hand
@@ -253,7 +257,8 @@ class DrawMeldDiscard(Game):
         was_opened = self.opened[seat]
         deal = self.deal_no
         for op in ops:
-            if not hand or self.phase == "over" or self.turn != seat or self.deal_no != deal:
+            # an empty hand at the draw is a seat that discarded its last card (rules/panguingue.md, Ambiguity 13)
+            if (not hand and self.phase != "draw") or self.phase == "over" or self.turn != seat or self.deal_no != deal:
                 raise IllegalAction(
                     "play.after-end", "nothing may follow going out, the discard or the end of your turn"
                 )
@@ -416,8 +421,12 @@ class DrawMeldDiscard(Game):
             return self.stock_out()
         if self.turns >= self.opts["max_turns_per_deal"]:
             return self.end_deal(winner=None)
-        self.turn = self.next_seat(self.turn)
+        self.turn = self.next_turn(self.turn)
         self.phase = "draw"
+
+    def next_turn(self, seat: int) -> int:
+        """Who plays after `seat`: the next seat still in (a variant may skip seats sitting out a deal)."""
+        return self.next_seat(seat)
 
     def rebuild_yield(self, pile: int) -> int:
         """The stock cards a rebuild would bring from a discard pile of `pile` cards now: all but its top card

@@ -80,6 +80,7 @@ class Game:
     min_players = 2
     max_players = 6
     low_wins = True  # penalty game: the lowest total wins
+    unit = "points"  # what the totals count: "points", or "chips" (referee/rules/chips.py: the totals are net chips)
     elimination_limit: float | None = None  # a seat whose total reaches this after a deal is out of the match
     # partnerships, each a tuple of seats (persian: ((0, 2), (1, 3))); empty: every seat plays for itself. In a
     # team game each seat's deal score and total are its team's, so partners carry the same numbers and rank
@@ -261,13 +262,19 @@ class Game:
         """The seats not eliminated, in seat order."""
         return [s for s in range(self.n) if self.out_deal[s] is None]
 
+    @property
+    def step(self) -> int:
+        """The play direction as a seat step: 1 clockwise (to the left, the default), -1 counter-clockwise
+        (option `direction = ccw`, where a variant has it: rules/panguingue.md)."""
+        return -1 if self.opts.get("direction") == "ccw" else 1
+
     def order_from(self, seat: int) -> list[int]:
-        """The seats still in, clockwise, starting at `seat` (or at the first seat still in after it)."""
-        return [s for s in ((seat + i) % self.n for i in range(self.n)) if self.out_deal[s] is None]
+        """The seats still in, in play direction, starting at `seat` (or at the first seat still in after it)."""
+        return [s for s in ((seat + self.step * i) % self.n for i in range(self.n)) if self.out_deal[s] is None]
 
     def next_seat(self, seat: int) -> int:
-        """The nearest seat still in to the left of `seat` (which may itself be out)."""
-        return self.order_from((seat + 1) % self.n)[0]
+        """The nearest seat still in after `seat` in play direction (`seat` may itself be out)."""
+        return self.order_from((seat + self.step) % self.n)[0]
 
     def eliminations(self) -> list[int]:
         """The seats that go out after the deal just scored: by default those still in whose total has

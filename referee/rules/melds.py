@@ -36,6 +36,9 @@ class MeldRules:
     )
     kinds: tuple[named.MeldKind, ...] = ()  # named kinds instead of sets and runs (liverpool: referee/rules/kinds.py)
     joker_sets: bool = False  # jokers that are not wild meld as a set of their own, 3 to 4 of them (persian)
+    run_ranks: tuple[int, ...] = ()  # the rank order of runs where it is not A-K (a stripped pack: 7 then J)
+    identical_sets: bool = False  # sets of one card repeated (any size), 3-4 of distinct suits, 5+ of any suits
+    #                               (rules/panguingue.md, Valid combinations), in place of four-suits-first
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,11 @@ def _run_order(ids: list[str], rules: MeldRules) -> list[str] | None:
     """The ids ordered low to high if they form a run under `rules`, else None."""
     if len({suit(x) for x in ids}) != 1 or JOKER in ids:
         return None
+    if rules.run_ranks:  # consecutive places in the variant's own rank order, each rank once, no wrap
+        order = rules.run_ranks
+        places = sorted(order.index(rank(x)) if rank(x) in order else -len(ids) for x in ids)
+        fits = len(set(places)) == len(ids) and places[0] >= 0 and places[-1] - places[0] == len(ids) - 1
+        return sorted(ids, key=lambda x: order.index(rank(x))) if fits else None
     ranks = sorted(rank(x) for x in ids)
     n = len(ranks)
     if len(set(ranks)) != n:
@@ -118,6 +126,9 @@ def _set_ok(ids: list[str], rules: MeldRules) -> str | None:
     suits = [suit(x) for x in ids]
     if n > rules.set_max:
         return "set.max-size"
+    if rules.identical_sets:
+        repeated = len(set(ids)) > 1 and len(set(suits)) < n
+        return "meld.mixed-set-repeated-suit" if n <= 4 and repeated else None
     if n <= 4:
         return None if len(set(suits)) == n else "set.distinct-suits"
     if len(set(suits)) < 4 or max(suits.count(s) for s in SUITS) > rules.max_copies:

@@ -38,6 +38,8 @@ class TableMoves(DrawMeldDiscard):
 
     robbing = False  # `take` from other players' melds is an operation of the variant
     rearranging = False  # `rearrange` of one's own melds is an operation of the variant
+    rearrange_hand_card = True  # each new meld of a rearrangement needs a card from the hand (rules/krambambulis.md
+    #                             §2); without it a meld may also be split into parts (rules/panguingue.md)
     short_remainder_to_owner = False  # a robbed meld left below the minimum goes back to its owner's hand
     #                                   (rules/robbers.md §4c) instead of making the rob illegal
     CONSTRAINTS: dict[str, Field | None] = {
@@ -174,7 +176,7 @@ class TableMoves(DrawMeldDiscard):
             raise IllegalAction("rearrange.unused", "every card taken out must go into one of the new melds")
         from_hand = used - removed
         self.take_from_hand(seat, list(from_hand.elements()))
-        if not each_gets_one([list(m.cards) for m in new], from_hand):
+        if self.rearrange_hand_card and not each_gets_one([list(m.cards) for m in new], from_hand):
             raise IllegalAction("rearrange.hand-card", "each new meld needs at least one card from your hand")
         for k, left in zip(op.melds, kept):
             self.table[k] = left

@@ -15,7 +15,7 @@ from protocol.cards import JOKER, RANKS, SUITS
 from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld, naturals_needed, size_needed
+from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed, size_needed
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -171,6 +171,8 @@ def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, ...], ...], tuple[t
     """(lines, extras) of ranks in table order: the runs allowed are the prefixes of each line
     (of at least min_size cards) plus the extra windows."""
     extras = []
+    if rules.run_ranks:  # the variant's own rank order (no wrap): the runs start at any of its places
+        return tuple(rules.run_ranks[a:] for a in range(len(rules.run_ranks))), ()
     if rules.wrap:  # any stretch round the corner of up to 12 ranks; all 13 as a low or high run
         lines = tuple(tuple((a + j) % 13 + 1 for j in range(12)) for a in range(13))
         if rules.ace_low:
@@ -244,6 +246,12 @@ def _emit_run(
 def _set_melds(r: str, naturals: dict, wilds: dict, rules: MeldRules, out: dict) -> None:
     """Emit the sets of rank `r`, naturals first (so a wild deuce keeps its own identity when it can)."""
     counts = [naturals.get(r + s, 0) for s in SUITS]
+    if rules.identical_sets:  # no wild cards: every mix of the cards held that is a valid set
+        for ks in product(*(range(c + 1) for c in counts)):
+            ids = [r + s for s, k in zip(SUITS, ks) for _ in range(k)]
+            if rules.min_size <= len(ids) <= rules.set_max and is_valid(ids, "set", rules):
+                _add(out, "set", ids, ids, rules)
+        return
     cap = rules.max_copies if rules.set_max > 4 else 1
     for ks in sorted(product(*(range(min(c, cap) + 1) for c in counts)), key=lambda k: -sum(k)):
         base = [r + s for s, k in zip(SUITS, ks) for _ in range(k)]
