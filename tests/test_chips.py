@@ -1,6 +1,7 @@
 """The chips ledger (referee/rules/chips.py): moves, conservation, stakes, and a chips game's results and events."""
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ from protocol.messages import Bid, Pass
 from referee.rules.chips import BANK, Ledger, Move
 from referee.rules.variants import VARIANTS
 from sample_bots.brain import Brain
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_moves_conserve_chips_and_track_stakes():
@@ -106,3 +109,45 @@ def test_romis_play_prints_the_chips_and_the_bank_and_the_record_keeps_them(tmp_
     assert result["unit"] == "chips" and result["chips"] == result["totals"] and result["bank"] == 0
     assert all({"chips", "bank", "moved"} <= set(x["detail"]) for x in lines if x["type"] == "deal_over")
     assert romis("replay", str(rec)).returncode == 0
+
+
+@pytest.mark.e2e
+def test_a_panguingue_tournament_ranks_by_net_chips_and_every_report_shows_them(tmp_path):
+    conf = tmp_path / "t.toml"
+    conf.write_text(
+        'variant = "panguingue"\nseats = 3\ndeal_sets = 1\nseed = 4\nconcurrency = 2\n'
+        "options = { match_deals = 2 }\n"
+        + "".join(f'[[entrants]]\nname = "{n}"\ncommand = "python -m sample_bots.{n}"\n' for n in ("random", "greedy"))
+        + f'[[entrants]]\nname = "js"\ncommand = "node {ROOT / "sample_bots/js/random.js"}"\n'
+    )
+    db = tmp_path / "r.db"
+    run = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "run", str(conf), "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "net chips" in run.stdout and "played for chips" in run.stdout
+
+    def report(fmt):
+        r = subprocess.run(
+            [sys.executable, "-m", "referee", "tournament", "report", str(db), "--format", fmt],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    rep = json.loads(report("json"))
+    assert rep["unit"] == "chips"
+    chips = [e["net_chips"] for e in rep["entrants"]]
+    assert chips == sorted(chips, reverse=True), "the standings are ordered by net chips"
+    assert sum(chips) == 0, "chips only move between the entrants (the bank is refunded at the end)"
+    with sqlite3.connect(db) as con:
+        stored = dict(con.execute("SELECT entrant, SUM(score) FROM seats GROUP BY entrant"))
+    assert {e["name"]: e["net_chips"] for e in rep["entrants"]} == pytest.approx(stored)
+    assert "net chips" in report("html") and "net_chips" in report("csv").splitlines()[0]
