@@ -52,18 +52,11 @@ def _grand(hand: list[str]) -> list[Op]:
 
 
 def _settle(brain: "Brain", hand: list[str], due: int) -> list[Op]:
-    """The cards a failed buyer gives up: the loosest ones (random: any)."""
+    """The card a failed buyer gives up next: the loosest one (random: any)."""
     if not brain.greedy:
-        return [Discard(c) for c in brain.rng.sample(sorted(hand), due)]
-    dead = best_split(hand, brain.rules, brain.game.penalty).deadwood
-    loose = sorted(dead, key=lambda c: (_neighbours(c, hand), c)) + sorted(c for c in hand if c not in dead)
-    out: list[Op] = []
-    left = list(hand)
-    for c in loose:
-        if len(out) < due and c in left:
-            left.remove(c)
-            out.append(Discard(c))
-    return out
+        return [Discard(brain.rng.choice(sorted(hand)))]
+    dead = best_split(hand, brain.rules, brain.game.penalty).deadwood or hand
+    return [Discard(min(dead, key=lambda c: (_neighbours(c, hand), c)))]
 
 
 def _random(brain: "Brain", decision: Decision, view: dict[str, Any], options: list[Op]) -> list[Op]:

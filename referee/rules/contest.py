@@ -134,8 +134,8 @@ class Contest(DrawMeldDiscard):
             ("meld", "pass"),
         ),
         ("discard", "settle"): Phase(
-            "you missed the target you bought for: discard as many cards as you bought (`discard`, one or more "
-            "in a play)",
+            "you missed the target you bought for: discard as many cards as you bought, one `discard` per play "
+            "(constraints `discards_due` says how many are left)",
             ("discard",),
             rare=True,
         ),
@@ -245,7 +245,7 @@ class Contest(DrawMeldDiscard):
     def contest_fallback(self, seat: int) -> list[Op]:
         """Pass where that is legal, else the first legal showing; a settlement discards the costliest cards."""
         if self.stage == "settle":
-            return [Discard(c) for c in sorted(self.hands[seat])[-self.dues[seat] :]]
+            return [Discard(max(self.hands[seat], key=lambda c: (card_value(c), c)))]
         return [self.contest_decision(seat).options[0]]  # type: ignore[index]
 
     # --- answers ----------------------------------------------------------------------------------------------
@@ -309,11 +309,7 @@ class Contest(DrawMeldDiscard):
         check_showing(op.cards, ids, self.suit or "")
         left = Counter(self.usable(seat))
         left.subtract(op.cards)
-        if min(left.values(), default=0) < 0:
-            other = Counter(self.hands[seat] + self.bought[seat])
-            other.subtract(op.cards)
-            if min(other.values(), default=0) >= 0:
-                raise IllegalAction("show.bought-other-suit", "bought cards of another suit cannot be shown")
+        if min(left.values(), default=0) < 0:  # jokers left on the table by an earlier suit are not held
             raise IllegalAction("hand.missing-card", "you do not hold every card of that showing")
         if must and len(op.cards) not in must:
             raise IllegalAction(self.must_rule(seat), f"you must show {' or '.join(map(str, must))} cards")
@@ -430,18 +426,17 @@ class Contest(DrawMeldDiscard):
             self.next_suit()
 
     def settle_discards(self, seat: int, ops: list[Op]) -> None:
-        """Step 4: a failed buyer discards, face up, as many cards as he bought (one or more per play)."""
-        for op in ops:
-            if not isinstance(op, Discard):
-                raise IllegalAction("settle.discard", "discard the cards you owe (`discard {card}`)")
-            if not self.dues[seat]:
-                raise IllegalAction("settle.too-many", "you have discarded all the cards you owe")
-            if op.card not in self.hands[seat]:
-                raise IllegalAction("hand.missing-card", f"{op.card} is not in your hand")
-            self.hands[seat].remove(op.card)
-            self.piles[0].append(op.card)
-            self.dues[seat] -= 1
-            self.emit({"type": "discard", "seat": seat, "card": op.card})
+        """Step 4: a failed buyer discards, face up, as many cards as he bought, one card per play (he is asked
+        again while he owes more)."""
+        op = ops[0]
+        if len(ops) != 1 or not isinstance(op, Discard):
+            raise IllegalAction("settle.discard", "discard one of the cards you owe (`discard {card}`) per play")
+        if op.card not in self.hands[seat]:
+            raise IllegalAction("hand.missing-card", f"{op.card} is not in your hand")
+        self.hands[seat].remove(op.card)
+        self.piles[0].append(op.card)
+        self.dues[seat] -= 1
+        self.emit({"type": "discard", "seat": seat, "card": op.card})
         if not any(self.dues):
             self.next_suit()
 

@@ -40,7 +40,7 @@ def sequence_table(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def deal_score(hand: list[str], runs: list[TableMeld], table: tuple[tuple[int, ...], ...]) -> dict[str, int]:
     """The end-of-deal score of a seat holding `hand` with its own sequences `runs` (Scoring; Ambiguities 15-17)."""
-    seq = sum(table[m.cards == m.ids][len(m.cards) - 3] for m in runs)
+    seq = sum(table[m.cards != m.ids][len(m.cards) - 3] for m in runs)  # pure first
     complete = COMPLETE.get(min(sum(len(m.cards) == 13 for m in runs), 4), 0)
     suits = 0
     for s in SUITS:
@@ -397,11 +397,14 @@ class Orija(Contest):
                 ids = iter(q.identities or [])
                 value = showing_value(q.cards, [next(ids) if c == JOKER else c for c in q.cards])
                 quartets[s] = {"cards": q.cards, "identities": q.identities, "value": value}
+        score = deal_score(list(split.deadwood), split.melds, table)
         return {
             "melds": [list(m.cards) for m in split.melds],
             "identities": [list(m.ids) for m in split.melds],
             "deadwood": list(split.deadwood),
-            "score": deal_score(list(split.deadwood), split.melds, table),
+            "deadwood_points": split.points,
+            "points": score["total"],
+            "score": score,
             "unmelded": deal_score(list(hand), [], table),
             "quartets": quartets,
         }
