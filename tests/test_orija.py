@@ -75,7 +75,7 @@ def test_example1_spade_quartet_values_and_the_award() -> None:
     g.apply(0, [Meld(H("8S 6S 5S 2S"))])
     g.apply(1, [Meld(H("QS JS TS 2S"))])
     shows = next(e for e in reversed(g.log) if e.data["type"] == "shows").data
-    assert [x["value"] for x in shows["shows"]] == [21, 62] and shows["awards"] == {1: 40}
+    assert [x["value"] for x in shows["shows"]] == [21, 62] and shows["awards"] == [{"seat": 1, "bonus": 40}]
     assert g.bonuses == [0, 40] and g.suit == "H"
     assert sorted(g.hands[0]) == sorted(H("8S 6S 5S 2S " + FILLER))  # shown naturals are back in hand
 
@@ -447,3 +447,25 @@ def test_greedy_beats_random() -> None:
                 g.apply(s, bots[s].choose(g.decision(s), g.view(s)))
         wins += g.result()["ranks"][0] == 1
     assert wins >= n - 1
+
+
+@pytest.mark.e2e
+def test_romis_play_with_six_bots_is_deterministic_and_replays(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    bots = ["python -m sample_bots.greedy", "node sample_bots/js/random.js", "python -m sample_bots.random"] * 2
+    args = [a for b in bots for a in ("--bot", b)] + ["--seed", "4", "--json", "--option", "max_deals=30"]
+    outs = []
+    for k in range(2):
+        cmd = [sys.executable, "-m", "referee", "play", "orija", *args, "--record", str(tmp_path / f"r{k}.jsonl")]
+        r = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+    assert all(s["fault"] is None for s in json.loads(outs[0])["seats"])
+    replay = [sys.executable, "-m", "referee", "replay", str(tmp_path / "r0.jsonl")]
+    assert subprocess.run(replay, cwd=root, capture_output=True, timeout=300).returncode == 0

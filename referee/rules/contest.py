@@ -327,11 +327,15 @@ class Contest(DrawMeldDiscard):
 
     def resolve_grand(self, answers: dict[int, list[Op]]) -> None:
         declared = [s for s, ops in answers.items() if not isinstance(ops[0], Pass)]
-        quartets = {s: [list(m.cards) for m in answers[s] if isinstance(m, Meld)] for s in declared}
         each = GRAND // len(declared) if declared else 0
+        shown = []
         for s in declared:
             self.bonuses[s] += each
-        self.emit({"type": "grand", "declared": declared, "quartets": quartets, "bonus": each})
+            melds = [m for m in answers[s] if isinstance(m, Meld)]
+            shown.append(
+                {"seat": s, "quartets": [m.cards for m in melds], "identities": [self.show_ids(m) for m in melds]}
+            )
+        self.emit({"type": "grand", "declared": shown, "bonus": each})
         if declared:  # Ambiguity 8: no suit contests, no open-suit bonuses
             return self.start_play()
         self.open_suits = tuple(SUITS)
@@ -393,12 +397,13 @@ class Contest(DrawMeldDiscard):
                 )
         best = max((x["value"] for x in shown), default=None)
         tied = [x for x in shown if x["value"] == best]
-        awards: dict[int, int] = {}
+        awards = []
         for x in tied:
             s, size = x["seat"], len(x["cards"])
             failed = self.target(s) and size != self.target(s)
-            awards[s] = (FAILED_BONUS if failed else BONUS)[size] // len(tied)
-            self.bonuses[s] += awards[s]
+            bonus = (FAILED_BONUS if failed else BONUS)[size] // len(tied)
+            awards.append({"seat": s, "bonus": bonus})
+            self.bonuses[s] += bonus
         if tied:
             self.open_suits = tuple(x for x in self.open_suits if x != self.suit)
         self.shows = self.shows + shown
