@@ -151,6 +151,7 @@ def test_example3_failed_buyer_shows_smaller_then_discards_what_he_bought() -> N
     assert g.stage == "settle" and g.to_act() == [0]
     d = g.decision(0)
     assert d.kind == "discard" and d.constraints["discards_due"] == 1 and "2H" in g.hands[0]
+    assert illegal(g, 0, [Pass()]) == "settle.discard"
     g.apply(0, [Discard("2H")])
     assert g.piles[0] == ["2H"] and g.stage == "buy" and g.suit == "H" and g.round.seats == (1,)
 
@@ -183,6 +184,7 @@ def test_showing_rules_have_their_own_ids() -> None:
     assert illegal(g, 0, [Meld(H("AS KS QS JK"), ["JK"])]) == "show.identities"
     assert illegal(g, 0, [Meld(H("AS KS QS TS"))]) == "hand.missing-card"
     assert illegal(g, 0, [Pass(), Pass()]) == "play.one-answer"
+    assert illegal(g, 0, [Bid(1)]) == "show.answer"
 
 
 def test_shown_jokers_stay_on_the_table_until_the_four_suits_are_settled() -> None:
@@ -302,6 +304,8 @@ def test_own_sequences_only_for_additions_and_joins() -> None:
     assert illegal(g, 0, [LayOff(0, ["5H"])]) == "layoff.own-only"
     assert illegal(g, 0, [Rearrange([0, 1], [Meld(H("2H 3H 4H 5H 6H 7H 8H"))])]) == "join.own-only"
     assert illegal(g, 0, [Rearrange([1, 2], [Meld(H("6H 7H 8H TH JH QH"))])]) == "join.invalid"
+    assert illegal(g, 0, [Rearrange([1], [Meld(H("6H 7H 8H 9H"))])]) == "join.shape"
+    assert illegal(g, 0, [Rearrange([1, 2], [Meld(H("6H 7H 8H 9H TH JH"))])]) == "join.cards"
     g.apply(0, [Rearrange([1, 2], [Meld(H("6H 7H 8H 9H TH JH QH"))])])
     assert g.table[1].cards == tuple(H("6H 7H 8H 9H TH JH QH")) and g.table[2].kind == "empty"
 
@@ -310,6 +314,7 @@ def test_jokers_replaced_and_put_in_anyones_sequences() -> None:
     table = [(1, "5D 6D JK", "7D"), (1, "2C 3C 4C")]
     g = staged(["7D JK 5C 6C 9S", "2S"], stock="KD KD", table=table)
     g.apply(0, [Draw("stock")])
+    assert illegal(g, 0, [LayOff(0, ["JK"], ["7D"])]) == "joker.no-natural"  # 7D is a joker there
     g.apply(0, [Exchange(0, "7D")])  # the joker comes to his hand
     assert g.table[0].cards == tuple(H("5D 6D 7D")) and g.hands[0].count("JK") == 2
     assert illegal(g, 0, [LayOff(1, ["JK"], ["4C"])]) == "joker.released-unused"
@@ -344,6 +349,8 @@ def test_the_last_stock_card_ends_drawing_then_no_discards_and_n_idle_turns_end_
 def test_an_action_after_the_stock_restarts_the_idle_count() -> None:
     g = staged(["5H 6H 9C", "2S 3S 4S"])
     assert g.phase == "after-stock"
+    assert illegal(g, 0, [Draw("stock")]) == "draw.empty-stock"
+    assert illegal(g, 0, [Draw("discard"), Meld(H("5H 6H 7H"))]) == "draw.empty-pile"
     g.apply(0, [Pass()])
     g.apply(1, [Meld(H("2S 3S 4S"))])
     g.apply(1, [Pass()])

@@ -89,25 +89,34 @@ def joker_ids(naturals: list[str], jokers: int, s: str, size: int) -> list[str]:
     return ids[len(naturals) :]
 
 
+def can_show(pool: list[str], s: str, size: int) -> bool:
+    """Whether `pool` holds a showing of `size` cards of suit `s` (a simple quartet: no identical cards)."""
+    naturals = [c for c in pool if c != JOKER and suit(c) == s]
+    return len(set(naturals) if size == 4 else naturals) + pool.count(JOKER) >= size
+
+
 def best_showing(pool: list[str], s: str, size: int) -> Meld | None:
     """A showing of `size` cards of suit `s` from `pool` with the highest value the search finds (every joker
     first: it is worth more than any natural and can stand anywhere), or None if `pool` cannot form one."""
+    if not can_show(pool, s, size):
+        return None
     jokers = min(pool.count(JOKER), size)
     naturals = sorted(c for c in pool if c != JOKER and suit(c) == s)
     if size == 4:
         naturals = sorted(set(naturals))
-    need = size - jokers
-    if len(naturals) < need:
-        return None
     best: tuple[int, list[str], list[str]] | None = None
-    for i, chosen in enumerate(sorted(set(combinations(naturals, need)))):
-        if i >= COMBOS:
-            break
+    seen: set[tuple[str, ...]] = set()
+    for chosen in combinations(naturals, size - jokers):
+        if chosen in seen:
+            continue
+        seen.add(chosen)
         ids = joker_ids(list(chosen), jokers, s, size)
         cards = list(chosen) + [JOKER] * jokers
         value = showing_value(cards, list(chosen) + ids)
         if best is None or value > best[0]:
             best = (value, cards, ids)
+        if len(seen) >= COMBOS:
+            break
     assert best is not None
     return Meld(best[1], best[2] or None)
 
@@ -200,10 +209,8 @@ class Contest(DrawMeldDiscard):
         aim = self.target(seat)
         if not aim:
             return []
-        pool = self.usable(seat)
-        if best_showing(pool, self.suit or "", aim):
-            return [aim]
-        return [k for k in SIZES if k < aim and best_showing(pool, self.suit or "", k)]
+        pool, s = self.usable(seat), self.suit or ""
+        return [aim] if can_show(pool, s, aim) else [k for k in SIZES if k < aim and can_show(pool, s, k)]
 
     def grand_possible(self, seat: int) -> bool:
         """Step 0: the whole hand splits into four simple quartets, one per suit."""
