@@ -178,8 +178,8 @@ class Orija(Contest):
     def view(self, seat: int) -> dict[str, Any]:
         out = {**super().view(seat), **self.contest_view(seat), "idle_turns": self.idle}
         out.pop("opened")
-        if self.stage != "play":
-            out["phase"] = self.stage
+        if self.stage != "play":  # the phase-1 decision's phase
+            out["phase"] = "suit" if self.stage == "show" else self.stage
         return out
 
     def fallback(self, seat: int) -> list[Op]:
