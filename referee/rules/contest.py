@@ -250,7 +250,7 @@ class Contest(DrawMeldDiscard):
         }
 
     def contest_fallback(self, seat: int) -> list[Op]:
-        """Pass where that is legal, else the first legal showing; a settlement discards the costliest cards."""
+        """Pass where that is legal, else the first legal showing; a settlement discards the highest card."""
         if self.stage == "settle":
             return [Discard(max(self.hands[seat], key=lambda c: (card_value(c), c)))]
         return [self.contest_decision(seat).options[0]]  # type: ignore[index]
