@@ -124,6 +124,8 @@ def best_showing(pool: list[str], s: str, size: int) -> Meld | None:
 class Contest(DrawMeldDiscard):
     """Phase 1 of orija before the draw-meld-discard play; `stage` says which step is asked."""
 
+    family = "contest"
+
     _mutable = DrawMeldDiscard._mutable + ("bought", "table_jokers", "bonuses", "shows", "dues")
     PHASES = {
         ("bid", "grand"): Phase(
