@@ -286,6 +286,8 @@ def evaluate(
                 typer.echo(f"meld values: {' '.join(map(str, res['meld_values'])) or '-'}\nvalue: {res['value']}")
             if "verdict" in res:  # continental: whether the hand can be laid down, and how
                 typer.echo(f"laying down: {res['verdict']}")
+            if "quartets" in res:  # orija: each suit's best simple quartet and its showing value
+                typer.echo("quartets: " + ("  ".join(f"{k} {q['value']}" for k, q in res["quartets"].items()) or "-"))
             if "requirements" in res:  # liverpool: the places whose requirement the hand meets
                 met = [f"{r['place']} ({r['name']})" for r in res["requirements"] if r["met"]]
                 typer.echo(f"meets the requirement of places: {', '.join(met) or 'none'}")

@@ -21,6 +21,7 @@ PLANNERS: dict[str, str] = {
     "elimination": "sample_bots.elimination_play",
     "two-candles": "sample_bots.two_candles_play",
     "relatives": "sample_bots.relatives_play",
+    "orija": "sample_bots.orija_play",
     "panguingue": "sample_bots.panguingue_play",
 }
 

@@ -131,6 +131,8 @@ def meld_rules(rules: MeldRules, deck: list[str]) -> dict[str, Any]:
     extra = [_summary(rules.meld_check.__doc__) or ""] if rules.meld_check else []
     if rules.joker_sets:
         extra.append("3 or 4 jokers, which are not wild, form a set of their own; a joker joins no other meld.")
+    if rules.max_wilds:
+        extra.append(f"At most {rules.max_wilds} wild card(s) in one meld.")
     out = {
         "min_size": rules.min_size,
         "wild_cards": sorted(c for c in set(deck) if c in rules.wilds),

@@ -39,6 +39,7 @@ class MeldRules:
     run_ranks: tuple[int, ...] = ()  # the rank order of runs where it is not A-K (a stripped pack: 7 then J)
     identical_sets: bool = False  # sets of one card repeated (any size), 3-4 of distinct suits, 5+ of any suits
     #                               (rules/panguingue.md, Valid combinations), in place of four-suits-first
+    max_wilds: int = 0  # the most wild cards standing for other cards in one meld (0: no limit; orija: 1)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def naturals_needed(kind: str, rules: MeldRules) -> int:
 
 
 def _check_naturals(kind: str, cards, ids, rules: MeldRules) -> None:
+    if rules.max_wilds and sum(1 for c, x in zip(cards, ids) if c != x) > rules.max_wilds:
+        raise illegal("meld.max-wilds", f"a meld may hold at most {rules.max_wilds} wild card(s)")
     need = naturals_needed(kind, rules)
     if sum(1 for c, x in zip(cards, ids) if c == x) < need:
         if kind == "set" and need > rules.min_naturals:
@@ -381,6 +384,45 @@ def without(
         raise illegal("meld.identities", f"the wild cards left in {' '.join(meld.ids)} cannot stand for {keep}")
     out = choices[0] if out is None else out  # nothing leaves a valid meld: the caller says what is wrong
     return rest(out), [pairs[i] for i in sorted(out)]
+
+
+def join(
+    melds: Sequence[TableMeld], cards: list[str], rules: MeldRules, identities: list[str] | None = None
+) -> TableMeld:
+    """The runs `melds` joined into one, with `cards` from hand filling what lies between them (orija: own
+    sequences may be joined); every card keeps its identity. Raises IllegalAction if the result is no valid run."""
+    first = melds[0]
+    merged = replace(
+        first,
+        cards=tuple(c for m in melds for c in m.cards),
+        ids=tuple(x for m in melds for x in m.ids),
+    )
+    try:
+        if cards:
+            _, ids = assign(cards, rules, identities, "run", fixed=list(merged.ids))
+            c, x = _place("run", list(merged.cards) + cards, list(merged.ids) + ids, rules)
+        else:
+            c, x = _place("run", list(merged.cards), list(merged.ids), rules)
+        _check_naturals("run", c, x, rules)
+    except IllegalAction as e:
+        raise illegal("join.invalid", f"these sequences do not join into one ({e.rule}: {e})") from None
+    return replace(merged, cards=c, ids=x)
+
+
+def put_wild(meld: TableMeld, wild: str, ident: str, rules: MeldRules) -> tuple[TableMeld, str]:
+    """Wild card `wild` put in `meld` in place of the natural card standing as `ident` (orija: a joker may take a
+    natural card's place); returns the new meld and the natural card released."""
+    at = [i for i, (c, x) in enumerate(zip(meld.cards, meld.ids)) if x == ident and c == x]
+    if not at:
+        raise illegal("joker.no-natural", f"meld {' '.join(meld.ids)} holds no natural {ident} to replace")
+    cards = list(meld.cards)
+    freed, cards[at[0]] = cards[at[0]], wild
+    placed = replace(meld, cards=tuple(cards))
+    try:
+        _check_naturals(meld.kind, placed.cards, placed.ids, rules)
+    except IllegalAction as e:
+        raise illegal("joker.limit", f"a joker cannot go into meld {' '.join(meld.ids)} ({e.rule}: {e})") from None
+    return placed, freed
 
 
 def emptied(meld: TableMeld) -> TableMeld:

@@ -140,6 +140,7 @@ def _melds(counts: Counter, rules: MeldRules) -> dict[tuple, TableMeld]:
         return kinds.candidates(counts, rules)
     wilds = {c: n for c, n in counts.items() if c in rules.wilds}
     n_wild = sum(wilds.values())
+    n_wild = min(n_wild, rules.max_wilds) if rules.max_wilds else n_wild  # more could never be placed
     naturals = {c: n for c, n in counts.items() if c != JOKER}  # a wild deuce may stand for itself
     out: dict[tuple, TableMeld] = {}
     if rules.allow_runs:
@@ -315,7 +316,8 @@ def _placed(ids: list[str], fill, fillers: tuple[str, ...]) -> list[str]:
 
 def _add(out: dict, kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> None:
     """Keep the meld if it has enough natural cards and its kind and cards are new."""
-    if sum(c == x for c, x in zip(cards, ids)) < naturals_needed(kind, rules):
+    naturals = sum(c == x for c, x in zip(cards, ids))
+    if naturals < naturals_needed(kind, rules) or (rules.max_wilds and len(cards) - naturals > rules.max_wilds):
         return
     key = (kind, tuple(sorted(cards)))
     if key not in out:

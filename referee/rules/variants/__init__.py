@@ -16,6 +16,7 @@ from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
 from referee.rules.variants.may_i import MayI
 from referee.rules.variants.oklahoma_gin import OklahomaGin
+from referee.rules.variants.orija import Orija
 from referee.rules.variants.panguingue import Panguingue
 from referee.rules.variants.persian import Persian
 from referee.rules.variants.relatives import Relatives
@@ -49,6 +50,7 @@ VARIANTS: dict[str, type[Game]] = {
         TwoCandles,
         Elimination,
         Relatives,
+        Orija,
         Panguingue,
     )
 }
