@@ -21,6 +21,8 @@ PLANNERS: dict[str, str] = {
     "elimination": "sample_bots.elimination_play",
     "two-candles": "sample_bots.two_candles_play",
     "relatives": "sample_bots.relatives_play",
+    "rummy-bridge": "sample_bots.bridge_play",
+    "seskine": "sample_bots.seskine_play",
 }
 
 

@@ -19,6 +19,8 @@ from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.persian import Persian
 from referee.rules.variants.relatives import Relatives
 from referee.rules.variants.robbers import Robbers
+from referee.rules.variants.rummy_bridge import RummyBridge
+from referee.rules.variants.seskine import Seskine
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
@@ -48,6 +50,8 @@ VARIANTS: dict[str, type[Game]] = {
         TwoCandles,
         Elimination,
         Relatives,
+        RummyBridge,
+        Seskine,
     )
 }
 
