@@ -5,7 +5,7 @@ picks any option. Otherwise greedy keeps the hand closest to combinations."""
 
 from typing import TYPE_CHECKING, Any
 
-from protocol.messages import Decision, Discard, LayOff, Meld, Op
+from protocol.messages import Decision, Discard, LayOff, Op
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -13,12 +13,9 @@ if TYPE_CHECKING:
 
 def declaration(brain: "Brain", hand: list[str]) -> list[Op]:
     """Melds holding all of `hand` (a single run where it is one), or [] if it cannot be declared."""
-    from referee.rules.allatonce import is_one_run
-    from referee.rules.solver import best_split
+    from referee.rules.variants.seskine import arrangement
 
-    if is_one_run(hand, brain.rules):
-        return [Meld(sorted(hand), kind="run")]
-    split = best_split(hand, brain.rules, brain.game.penalty)
+    split = arrangement(hand)
     return [] if split.deadwood else brain._melds(split)
 
 

@@ -5,13 +5,13 @@ from the top down, +5 each) or after discarding. Everyone scores; 100 wins, with
 from typing import Any
 
 from protocol.messages import Decision, LayOff, Op, Pass
-from referee.rules.allatonce import AllAtOnce
+from referee.rules.allatonce import AllAtOnce, is_one_run
 from referee.rules.cards import pack
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, lay_off
-from referee.rules.solver import best_split
+from referee.rules.melds import MeldRules, lay_off, new_meld
+from referee.rules.solver import Split, best_split
 
 SESKINE_MELDS = MeldRules(wrap=True, wilds=frozenset(), set_max=4)  # Valid combinations: 3-2-A-K; sets of 3-4
 WIN, PER_ADDED = 25, 5  # Scoring: the declarer's 25, and 5 for each discard-pile card added
@@ -20,6 +20,14 @@ WIN, PER_ADDED = 25, 5  # Scoring: the declarer's 25, and 5 for each discard-pil
 def run_bonus(length: int) -> int:
     """Special rules, long-sequence bonus (Ambiguity 4): 5 cards 3, 6 cards 6, 7 or more 10."""
     return 10 if length >= 7 else 3 * max(length - 4, 0)
+
+
+def arrangement(hand: list[str]) -> Split:
+    """The arrangement of `hand` with the most cards in combinations, as one sequence where the cards are one
+    (for its long-sequence bonus)."""
+    if len(hand) >= SESKINE_MELDS.min_size and is_one_run(hand, SESKINE_MELDS):
+        return Split([new_meld(sorted(hand), SESKINE_MELDS, kind="run")], [], 0)
+    return best_split(hand, SESKINE_MELDS, lambda c: 1)
 
 
 def used_cards(hand: list[str]) -> int:
@@ -186,7 +194,7 @@ class Seskine(AllAtOnce):
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """A hand's combinations (the most cards used), what they are worth to a player who did not declare,
         and, for 7 cards all in combinations, what declaring them scores (without added cards)."""
-        split = best_split(hand, SESKINE_MELDS, lambda c: 1)
+        split = arrangement(hand)
         declares = len(hand) == cls.hand_size and not split.deadwood
         runs = [run_bonus(len(m.cards)) for m in split.melds if m.kind == "run"]
         value = WIN + sum(runs) if declares else len(hand) - len(split.deadwood)
