@@ -76,6 +76,12 @@ class WholeHand:
             return "whole.ranks"
         return "whole.suit" if self.one_suit and len({suit(x) for x in ids}) > 1 else None
 
+    def text(self) -> str:
+        """The combination as the reference describes it."""
+        ranks = "any ranks" if len(self.ranks) == 13 else "ranks " + ",".join(RANKS[r - 1] for r in self.ranks)
+        suits = "all of one suit" if self.one_suit else "any suits"
+        return f"meld kind {self.name!r} is a whole hand of {self.size} cards, {suits}, {ranks}."
+
 
 def whole(rules: "MeldRules", name: str | None) -> WholeHand | None:
     """The whole-hand combination called `name` (MeldRules.wholes), or None."""

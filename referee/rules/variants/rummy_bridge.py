@@ -63,6 +63,7 @@ class RummyBridge(AllAtOnce):
         ),
     }
     CONSTRAINTS = {
+        "immediate_rummy": Field("bool", "always false: every rummy follows a draw (or is the dealer's opening turn)"),
         "final_round": Field("bool", "the final round after a knock: only draw and discard, no rummy, no knock")
     }
     VIEW = {

@@ -52,6 +52,7 @@ class Seskine(AllAtOnce):
     OPTIONS = {
         "target": Option(100, help="the match ends after a deal in which a total reaches this"),
         "max_turns_per_deal": Option(500, help="safety cap: a deal that reaches this many turns is annulled"),
+        "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before the deal is annulled"),
     }
     PHASES = {
         ("turn", "draw"): Phase(
@@ -70,6 +71,9 @@ class Seskine(AllAtOnce):
             ("layoff", "pass"),
             rare=True,
         ),
+    }
+    CONSTRAINTS = {
+        "immediate_rummy": Field("bool", "whether you may declare now, before drawing: always true in the draw phase")
     }
     CARD_VALUES = {"penalty": None}  # cards have no values: combinations score (Scoring)
 
