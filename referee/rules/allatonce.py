@@ -230,7 +230,7 @@ class AllAtOnce(DrawMeldDiscard):
         if self.interrupter is None:
             if isinstance(op, LayOff):
                 raise IllegalAction(
-                    "layoff.interruption-only",
+                    "layoff.interruption-only" if self.interruption else "layoff.none",
                     "no lay-offs during play: combinations are declared only with the whole hand",
                 )
             if self.phase == "draw" and not self.may_declare_before_draw():
