@@ -97,7 +97,9 @@ class AllAtOnce(DrawMeldDiscard):
     }
     VIEW = {
         "interrupter": Field(
-            "int|null", "the seat that began the interruption round (null: no interruption yet)", requires="interruption"
+            "int|null",
+            "the seat that began the interruption round (null: no interruption yet)",
+            requires="interruption",
         )
     }
     CARD_VALUES = {"penalty": Field("int", "unused points: what a card outside your declared combinations counts")}

@@ -64,7 +64,7 @@ class RummyBridge(AllAtOnce):
     }
     CONSTRAINTS = {
         "immediate_rummy": Field("bool", "always false: every rummy follows a draw (or is the dealer's opening turn)"),
-        "final_round": Field("bool", "the final round after a knock: only draw and discard, no rummy, no knock")
+        "final_round": Field("bool", "the final round after a knock: only draw and discard, no rummy, no knock"),
     }
     VIEW = {
         "knocker": Field("int|null", "the seat that knocked this deal (null: nobody yet)"),
@@ -153,7 +153,9 @@ class RummyBridge(AllAtOnce):
         if self.phase != "play":
             raise IllegalAction("knock.draw-first", "draw first: a knock discards one card of 11")
         if self.placed_now:
-            raise IllegalAction("rummy.whole-hand", "no partial melds: a knock shows the hand, it does not follow melds")
+            raise IllegalAction(
+                "rummy.whole-hand", "no partial melds: a knock shows the hand, it does not follow melds"
+            )
         if op.discard is None:
             raise IllegalAction("knock.discard", "a knock discards one card: name it in knock {discard}")
         rest = list(self.hands[seat])
@@ -230,4 +232,3 @@ class RummyBridge(AllAtOnce):
             "knock": free,
             "verdict": verdict if len(hand) == cls.hand_size else f"not a 10-card hand: penalty {split.points}",
         }
-
