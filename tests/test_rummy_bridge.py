@@ -239,3 +239,17 @@ def test_greedy_beats_random():
     n = 16
     wins = sum(play(seed, seed % 4)[seed % 4] == 1 for seed in range(n))
     assert wins / n >= 0.6  # one greedy against three random: a fair share would be 0.25
+
+
+def test_a_losers_whole_hand_combination_leaves_him_nothing_unmatched():  # End of a deal, Penalty arrangement
+    loser = "AD 3D 5D 7D 9D JD QD KD KD 2D"
+    g = rig(["3C 4C 5C 6C 7C 8C 9C TC JC 5H", loser, *OTHERS[1:]], stock=["QC"])
+    g.apply(0, [Draw("stock"), Meld(H("3C 4C 5C 6C 7C 8C 9C TC JC QC")), Discard("5H")])
+    assert last(g)["scores"][1] == 0
+
+
+def test_the_turn_cap_ends_the_final_round_and_the_knock_is_scored():  # Ambiguity 13
+    g = rig(["AS 2S 3S 7H 7D 7C 9D TD JD 4D", *OTHERS], stock=["KS"] * 5, max_turns_per_deal=6)
+    g.apply(0, [Draw("stock"), Knock("KS")])
+    g.apply(1, [Draw("stock"), Discard("KS")])  # the sixth turn of the deal: the cap
+    assert last(g)["finish"]["kind"] == "knock" and last(g)["scores"][0] == 4 and g.deal_no == 1
