@@ -130,6 +130,7 @@ def test_the_dealer_may_declare_rummy_on_his_opening_turn():  # Ambiguity 10
         ([Draw("discard"), Meld(H("3C 4C 5C 6C 7C 8C 9C TC JC QC")), Discard("9D")], "discard.rediscard"),
         ([Draw("stock"), Meld(H("3C 4C 5C")), Discard("KC")], "rummy.whole-hand"),
         ([Knock("QC")], "knock.draw-first"),
+        ([Meld(H("3C 4C 5C 6C 7C 8C 9C TC JC QC"))], "rummy.draw-first"),
         ([Draw("stock"), Knock()], "knock.discard"),
     ],
 )

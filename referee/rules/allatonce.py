@@ -235,6 +235,8 @@ class AllAtOnce(DrawMeldDiscard):
                     "layoff.interruption-only" if self.interruption else "layoff.none",
                     "no lay-offs during play: combinations are declared only with the whole hand",
                 )
+            if self.phase == "draw" and not self.immediate_rummy:
+                raise IllegalAction("rummy.draw-first", "draw first: rummy is declared after the draw")
             if self.phase == "draw" and not self.may_declare_before_draw():
                 raise IllegalAction(
                     "rummy.immediate-first-turn",
