@@ -23,6 +23,8 @@ PLANNERS: dict[str, str] = {
     "relatives": "sample_bots.relatives_play",
     "orija": "sample_bots.orija_play",
     "panguingue": "sample_bots.panguingue_play",
+    "rummy-bridge": "sample_bots.bridge_play",
+    "seskine": "sample_bots.seskine_play",
 }
 
 

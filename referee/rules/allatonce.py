@@ -42,12 +42,15 @@ def first_lowest(values: list[int], start: int) -> int:
 
 # the final turns of the interruption round (Turn structure 4), as the reference describes them
 LAST_DRAW = Phase(
-    "your final turn in the interruption round: draw (only the interrupter may take the discard)", ("draw",)
+    "your final turn in the interruption round: draw (only the interrupter may take the discard)",
+    ("draw",),
+    requires="interruption",
 )
 DECLARE = Phase(
     "your final turn, after its draw: meld what you can (and lay off, where lay_off_on_others allows), or pass; "
     "nobody discards",
     ("pass",),
+    requires="interruption",
 )
 
 
@@ -61,6 +64,11 @@ class AllAtOnce(DrawMeldDiscard):
     immediate_rummy = True  # a dealt hand all in combinations may be declared before the first draw
     lay_off_on_others = True  # in the interruption round, later players may add to others' combinations
     rebuild_stock = False  # the interruption begins before the stock runs out
+    # False: no interruption round; the stock is rebuilt (set rebuild_stock) and a deal that cannot go on is a
+    # stalemate (rummy-bridge, seskine)
+    interruption = True
+    rummy_discards = False  # a rummy after the draw ends with a discard: all cards but one shown (rummy-bridge)
+    dealer_opens = False  # the dealer is dealt one card more and opens by discarding; no starter (rummy-bridge)
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
     PHASES = {
         ("turn", "draw"): Phase(
@@ -81,17 +89,26 @@ class AllAtOnce(DrawMeldDiscard):
         "opened": None,
         "whole_hand": Field("bool", "always true: no partial melds during play, only a whole-hand declaration (rummy)"),
         "lay_off_on_others": Field(
-            "bool", "whether in the final turns of the interruption round you may add to other players' combinations"
+            "bool",
+            "whether in the final turns of the interruption round you may add to other players' combinations",
+            requires="interruption",
         ),
         "immediate_rummy": Field("bool", "whether you may declare rummy now, before drawing (your first turn)"),
     }
-    VIEW = {"interrupter": Field("int|null", "the seat that began the interruption round (null: no interruption yet)")}
+    VIEW = {
+        "interrupter": Field(
+            "int|null",
+            "the seat that began the interruption round (null: no interruption yet)",
+            requires="interruption",
+        )
+    }
     CARD_VALUES = {"penalty": Field("int", "unused points: what a card outside your declared combinations counts")}
 
     @property
     def stock_floor(self) -> int:
-        """The interruption begins once a turn leaves this many stock cards or fewer (Turn structure 4)."""
-        return len(self.seats_in())
+        """The interruption begins once a turn leaves this many stock cards or fewer (Turn structure 4); without
+        it, the stock is rebuilt once it is empty."""
+        return len(self.seats_in()) if self.interruption else 0
 
     def settle(self, kind: str, winner: int | None) -> None:
         """Score and record the deal. `kind` is rummy, immediate-rummy, interruption (winner None: the
@@ -105,6 +122,9 @@ class AllAtOnce(DrawMeldDiscard):
     # --- deal and decisions -----------------------------------------------------------
     def start_deal(self) -> None:
         super().start_deal()
+        if self.dealer_opens:  # the last card dealt is the dealer's 11th; his opening discard starts the pile
+            self.hands[self.dealer].append(self.stock.pop())
+            self.turn, self.phase = self.dealer, "play"
         self.interrupter: int | None = None
         self.finals = 0  # final turns played in the interruption round
         self.declared: list[list[str]] = [[] for _ in range(self.n)]  # cards put down in one's own combinations
@@ -116,12 +136,18 @@ class AllAtOnce(DrawMeldDiscard):
         """Whether the seat to act is in its first turn of the deal (turns go round from Pirmasis)."""
         return self.interrupter is None and self.turns < len(self.seats_in())
 
+    def may_declare_before_draw(self) -> bool:
+        """Whether the seat to act may declare rummy before drawing now: by default an immediate rummy in one's
+        first turn (seskine: in any turn)."""
+        return self.immediate_rummy and self.first_turn()
+
     def decision(self, seat: int) -> Decision:
-        constraints = {
+        constraints: dict[str, Any] = {
             "whole_hand": True,
-            "lay_off_on_others": self.lay_off_on_others,
-            "immediate_rummy": self.phase == "draw" and self.immediate_rummy and self.first_turn(),
+            "immediate_rummy": self.phase == "draw" and self.may_declare_before_draw(),
         }
+        if self.interruption:
+            constraints["lay_off_on_others"] = self.lay_off_on_others
         options: list[Op]
         if self.phase == "last-draw":
             options = [Draw("stock"), *([Draw("discard")] if seat == self.interrupter and self.piles[0] else [])]
@@ -142,7 +168,7 @@ class AllAtOnce(DrawMeldDiscard):
         return hand
 
     def view(self, seat: int) -> dict[str, Any]:
-        return {**super().view(seat), "interrupter": self.interrupter}
+        return {**super().view(seat), **({"interrupter": self.interrupter} if self.interruption else {})}
 
     def fallback(self, seat: int) -> list[Op]:
         """Draw from the stock; discard the costliest card; in the final turn declare the best combinations."""
@@ -206,10 +232,12 @@ class AllAtOnce(DrawMeldDiscard):
         if self.interrupter is None:
             if isinstance(op, LayOff):
                 raise IllegalAction(
-                    "layoff.interruption-only",
+                    "layoff.interruption-only" if self.interruption else "layoff.none",
                     "no lay-offs during play: combinations are declared only with the whole hand",
                 )
-            if self.phase == "draw" and not (self.immediate_rummy and self.first_turn()):
+            if self.phase == "draw" and not self.immediate_rummy:
+                raise IllegalAction("rummy.draw-first", "draw first: rummy is declared after the draw")
+            if self.phase == "draw" and not self.may_declare_before_draw():
                 raise IllegalAction(
                     "rummy.immediate-first-turn",
                     "before drawing, rummy may be declared only in your first turn: draw first",
@@ -239,11 +267,18 @@ class AllAtOnce(DrawMeldDiscard):
                 "rummy.whole-hand",
                 "no partial melds: declare your whole hand at once (all cards, or all but one and discard it)",
             )
+        if self.placed_now and self.rummy_discards and self.phase == "play":
+            raise IllegalAction(
+                "rummy.discard", "a rummy after the draw shows all cards but one: meld them, then discard the last"
+            )
         super().end_play(seat, was_opened)
 
     # --- the interruption round and the end of a deal --------------------------------------
     def stock_out(self) -> None:
-        """The stock is down to N cards: the next player is the interrupter (Ambiguity 6)."""
+        """The stock is down to N cards: the next player is the interrupter (Ambiguity 6). Without the
+        interruption, the stock could not be rebuilt: a stalemate."""
+        if not self.interruption:
+            return self.end_deal(winner=None)
         self.interrupter = self.turn = self.next_seat(self.turn)
         self.phase = "last-draw"
         self.emit({"type": "interruption", "seat": self.interrupter, "stock": len(self.stock)})

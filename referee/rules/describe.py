@@ -129,6 +129,7 @@ def meld_rules(rules: MeldRules, deck: list[str]) -> dict[str, Any]:
     """The meld rules as a bot in any language can apply them; sizes and suit limits are found by asking the
     validator itself (melds.is_valid), so they are what the referee enforces."""
     extra = [_summary(rules.meld_check.__doc__) or ""] if rules.meld_check else []
+    extra += [w.text() for w in rules.wholes]
     if rules.joker_sets:
         extra.append("3 or 4 jokers, which are not wild, form a set of their own; a joker joins no other meld.")
     if rules.max_wilds:

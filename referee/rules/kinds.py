@@ -57,6 +57,37 @@ class MeldKind:
         return RANKS[self.ranks[place] - 1] + self.suits[0]
 
 
+@dataclass(frozen=True)
+class WholeHand:
+    """A combination that takes a whole hand of `size` cards at once (rules/rummy-bridge.md, Valid combinations:
+    one suit, figures): its natural cards are of the ranks `ranks` and, with `one_suit`, all of one suit; a wild
+    card stands for a card it admits (the first natural card's identity unless declared)."""
+
+    name: str
+    size: int
+    ranks: tuple[int, ...] = tuple(range(1, 14))
+    one_suit: bool = False
+
+    def broken(self, ids: Sequence[str]) -> str | None:
+        """The rule the identities `ids` break as this combination, or None when they form it."""
+        if len(ids) != self.size:
+            return "whole.size"
+        if any(x == "JK" or rank(x) not in self.ranks for x in ids):
+            return "whole.ranks"
+        return "whole.suit" if self.one_suit and len({suit(x) for x in ids}) > 1 else None
+
+    def text(self) -> str:
+        """The combination as the reference describes it."""
+        ranks = "any ranks" if len(self.ranks) == 13 else "ranks " + ",".join(RANKS[r - 1] for r in self.ranks)
+        suits = "all of one suit" if self.one_suit else "any suits"
+        return f"meld kind {self.name!r} is a whole hand of {self.size} cards, {suits}, {ranks}."
+
+
+def whole(rules: "MeldRules", name: str | None) -> WholeHand | None:
+    """The whole-hand combination called `name` (MeldRules.wholes), or None."""
+    return next((w for w in rules.wholes if w.name == name), None)
+
+
 def find(rules: "MeldRules", name: str | None) -> MeldKind:
     """The kind called `name`; IllegalAction naming the kinds there are otherwise."""
     for kind in rules.kinds:

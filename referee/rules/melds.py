@@ -40,6 +40,7 @@ class MeldRules:
     identical_sets: bool = False  # sets of one card repeated (any size), 3-4 of distinct suits, 5+ of any suits
     #                               (rules/panguingue.md, Valid combinations), in place of four-suits-first
     max_wilds: int = 0  # the most wild cards standing for other cards in one meld (0: no limit; orija: 1)
+    wholes: tuple[named.WholeHand, ...] = ()  # whole-hand combinations beside sets and runs (rummy-bridge)
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,12 @@ def check(kind: str, ids: list[str], rules: MeldRules) -> list[str]:
     """Validate identities as a `kind` meld; return them in table order or raise IllegalAction."""
     if rules.kinds:
         return named.check(named.find(rules, kind), ids)
+    whole = named.whole(rules, kind)
+    if whole is not None:
+        rule = whole.broken(ids)
+        if rule:
+            raise illegal(rule, f"{' '.join(ids)} is not a {whole.name} combination of {whole.size} cards ({rule})")
+        return list(ids)
     if kind == "run":
         if not rules.allow_runs:
             raise illegal("meld.no-runs", "runs are not allowed in this variant")
@@ -206,9 +213,13 @@ def assign(
     """Work out (kind, identities) for `cards` joining the identities `fixed` (an existing meld's)."""
     if rules.kinds:
         return named.assign(cards, rules, identities, kind, fixed)
-    if kind not in (None, "set", "run"):
-        raise illegal("meld.kind", f"{kind!r} is not a kind of meld here (set or run)")
+    names = ("set", "run", *(w.name for w in rules.wholes))
+    if kind is not None and kind not in names:
+        raise illegal("meld.kind", f"{kind!r} is not a kind of meld here ({', '.join(names)})")
     wild_idx = [i for i, c in enumerate(cards) if is_wild(c, rules)]
+    if identities is None and kind in names[2:] and wild_idx:  # a whole-hand combination's wild cards
+        first = next((c for c in cards if not is_wild(c, rules)), None)
+        identities = [first or cards[0]] * len(wild_idx)
     if identities is not None:
         if len(identities) != len(wild_idx):
             raise illegal("meld.identities", f"{len(wild_idx)} wild card(s) but {len(identities)} identities given")

@@ -15,7 +15,7 @@ from protocol.cards import JOKER, RANKS, SUITS
 from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed, size_needed
+from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed, new_meld, size_needed
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -36,7 +36,20 @@ def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
     if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
         return Split(*kinds.best_split(hand, rules, value))
     search = _Search(hand, rules, value)
-    return search.split(search.full)
+    split = search.split(search.full)
+    return (whole_split(hand, rules) or split) if split.deadwood else split
+
+
+def whole_split(hand: list[str], rules: MeldRules) -> Split | None:
+    """`hand` as one whole-hand combination of `rules.wholes` (rules/rummy-bridge.md: one suit, figures), the
+    first that it forms; None if it forms none."""
+    for w in rules.wholes:
+        if len(hand) == w.size:
+            try:
+                return Split([new_meld(sorted(hand, key=_order), rules, kind=w.name)], [], 0)
+            except IllegalAction:
+                continue
+    return None
 
 
 def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, Split]:
@@ -50,7 +63,14 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         return card, splits[card]
     search = _Search(hand, rules, value)
     card = min(search.codes, key=lambda c: search.cost(search.without(c)))
-    return card, search.split(search.without(card))
+    split = search.split(search.without(card))
+    for c in search.codes if split.deadwood and rules.wholes else ():
+        rest = list(hand)
+        rest.remove(c)
+        found = whole_split(rest, rules)
+        if found:
+            return c, found
+    return card, split
 
 
 def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:

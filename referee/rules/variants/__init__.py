@@ -21,6 +21,8 @@ from referee.rules.variants.panguingue import Panguingue
 from referee.rules.variants.persian import Persian
 from referee.rules.variants.relatives import Relatives
 from referee.rules.variants.robbers import Robbers
+from referee.rules.variants.rummy_bridge import RummyBridge
+from referee.rules.variants.seskine import Seskine
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
@@ -52,6 +54,8 @@ VARIANTS: dict[str, type[Game]] = {
         Relatives,
         Orija,
         Panguingue,
+        RummyBridge,
+        Seskine,
     )
 }
 
