@@ -285,3 +285,21 @@ def test_the_minimal_bot_in_the_readme_plays_legally(tmp_path):
     r = romis("play", "classic", "--bot", f"python3 {tmp_path / 'tiny.py'}", "--bot", GREEDY, "--seed", "2", "--json")
     assert r.returncode == 0, r.stderr
     assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "slug,option,value,n",
+    [("orija", "sequence_points", "20,5", 2), ("panguingue", "direction", "cw", 3)],
+)
+def test_an_option_listed_by_romis_variants_changes_the_match_romis_play_plays(slug, option, value, n, tmp_path):
+    listed = {v["slug"]: v for v in json.loads(romis("variants", "--json").stdout)}
+    assert option in listed[slug]["options"] and listed[slug]["options"][option]["default"] != value
+    bots = [a for i in range(n) for a in ("--bot", GREEDY if i == 0 else RANDOM)]
+    plays = []
+    for k, opts in enumerate([{}, {option: value}, {}]):
+        flags = [f for key, v in {**opts, "max_deals": 3}.items() for f in ("--option", f"{key}={v}")]
+        r = romis("play", slug, *bots, "--seed", "2", "--json", *flags, "--record", str(tmp_path / f"{k}.jsonl"))
+        assert r.returncode == 0, r.stderr
+        plays.append((actions(tmp_path / f"{k}.jsonl"), json.loads(r.stdout)["seats"]))
+    assert plays[0] == plays[2], "the same options play the same match"
+    assert plays[1] != plays[0], f"{option}={value} changes the match"
