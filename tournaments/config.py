@@ -195,7 +195,7 @@ def _variants(data: dict[str, Any], path: Any) -> list[dict[str, Any]]:
             f"{path}: {both[0]} and variants are exclusive: name one variant (variant, seats, options, partnerships) "
             f"or several (variants = [...], each entry with its own {both[0]}), not both"
         )
-    items = list(VARIANTS) if data["variants"] == "all" else data["variants"]
+    items = _all_variants(len(data["entrants"])) if data["variants"] == "all" else data["variants"]
     if not isinstance(items, list) or not items:
         raise ConfigError(
             f'{path}: variants must be "all" or a list of variant slugs or tables, e.g. variants = ["gin", "tonk"]'
@@ -275,6 +275,13 @@ def _check_variant(cfg: Config) -> None:
     cfg.seats = cfg.seats or cls.min_players
     cls.check_players(cfg.seats, "seats per table")
     _check_partnerships(cfg)
+
+
+def _all_variants(entrants: int) -> list[str]:
+    """`variants = "all"`: every registered variant whose smallest table the entrants can fill, each entrant in
+    one seat (or, in a team variant with fixed partnerships, one partnership); a variant whose smallest table needs
+    more entrants is left out."""
+    return [slug for slug, cls in VARIANTS.items() if (len(cls.teams) if cls.teams else cls.min_players) <= entrants]
 
 
 def _check_parts(cfg: Config, parts: list[dict[str, Any]]) -> None:
