@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import Bid, Pass
+from protocol.messages import Bid, Op, Pass
 from referee.rules.between import Ask, BetweenDeals
 from referee.rules.chips import ChipsGame
 from referee.rules.errors import IllegalAction
@@ -110,7 +110,9 @@ def test_a_whole_match_with_buy_backs_is_deterministic_and_conserves_chips():
         while not game.is_over():
             for seat in game.to_act():
                 d = game.decision(seat)
-                ops = [Bid("buyback")] if d.phase == "between-deals" else brains[seat].choose(d, game.view(seat))
+                ops: list[Op] = (
+                    [Bid("buyback")] if d.phase == "between-deals" else brains[seat].choose(d, game.view(seat))
+                )
                 game.apply(seat, ops)
                 assert game.ledger.total() == 0
         return game
