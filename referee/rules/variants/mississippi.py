@@ -54,6 +54,13 @@ class Mississippi(BetweenDeals, ChipsGame, KnockGame):
         "buyback_fee": Option(30, help="what a buy-back costs, paid into the bank that goes to the match winner"),
     }
     PHASES = {
+        ("turn", "play"): Phase(
+            "after the draw: meld (a Mississippi: kind mississippi) and lay off on any meld as you like, then "
+            "discard, or knock with your discard: what you have put down is your declared arrangement and the cards "
+            "left after the discard are your free cards, 5 or less; the knock options are the discards that leave "
+            "5 or less as the hand is now (meld first, in the same play, to knock with more)",
+            ("discard", "knock"),
+        ),
         ("buyback", "between-deals"): Phase(
             "after a deal, a player above 80 with a buy-back left may pay `fee` into the bank to bring his total "
             "down to `target` (the nearest lower total of the others still in, below 102): bid {value: buyback} "
@@ -62,6 +69,7 @@ class Mississippi(BetweenDeals, ChipsGame, KnockGame):
         ),
     }
     CONSTRAINTS = {
+        "knock_limit": Field("int", "the most your free cards may count after a knock's discard (5)"),
         "total": Field("int", "buyback: your total after the deal"),
         "target": Field("int", "buyback: the total a buy-back gives you"),
         "fee": Field("int", "buyback: what it costs, paid into the bank"),
