@@ -15,7 +15,9 @@ from referee.rules.melds import new_meld
 from referee.rules.solver import best_split
 from referee.rules.variants.mississippi import RULES, Mississippi
 from sample_bots.brain import Brain
-from tournaments.store import variant_info
+from tournaments.config import load
+from tournaments.run import game_specs
+from tournaments.store import Store, variant_info
 
 HEARTS10 = "AH KH JH 9H 8H 6H 5H 4H 3H 2H"  # worked example 5
 FILLER = ["KC", "QD", "9S", "7C", "5D", "4S", "JC", "TD", "8S", "6C"]  # nothing melds: 79 points
@@ -407,6 +409,19 @@ def test_money_mode_makes_the_match_rank_by_net_chips_where_a_run_records_it():
     assert (info["unit"], info["low_wins"]) == ("chips", False)
     g = Mississippi(3, {"money_mode": True})
     assert (g.unit, g.low_wins) == ("chips", False) and Mississippi.unit == "points"
+
+
+@pytest.mark.parametrize(("money", "unit", "low_wins"), [("false", "points", True), ("true", "chips", False)])
+def test_a_tournament_of_the_money_version_is_recorded_and_ranked_by_net_chips(tmp_path, money, unit, low_wins):
+    bots = "".join(f'[[entrants]]\nname = "{n}"\ncommand = "python -m sample_bots.{n}"\n' for n in ("greedy", "random"))
+    (tmp_path / "t.toml").write_text(f'variant = "mississippi"\nseats = 2\n[options]\nmoney_mode = {money}\n{bots}')
+    cfg = load(tmp_path / "t.toml", {"db": str(tmp_path / "r.db")})
+    store = Store(cfg.db)
+    store.bind(cfg.fingerprint())
+    store.begin_run(cfg.variant, game_specs(cfg))
+    about = store.about()
+    store.close()
+    assert (about.unit, about.low_wins) == (unit, low_wins)
 
 
 def test_eval_values_a_hand_and_names_the_mississippi(tmp_path, capsys):
