@@ -3,6 +3,7 @@ knock on a declared arrangement, the bonuses, buy-backs between deals, the money
 the caps, and the unit hook that makes a money-mode match rank by net chips."""
 
 import json
+import sys
 from dataclasses import replace
 
 import pytest
@@ -371,14 +372,14 @@ def test_the_money_version_ends_when_the_bank_is_empty_and_ranks_by_net_money():
     g.totals = [-100, -99]
     g.placed_before = [True, False]
     end_with_rummy(g)  # rummy: 10% of 199 = 19
-    assert not g.is_over() and g.ledger.bank == 180 and last(g)["penalties"] == [-10, 7]
+    assert not g.is_over() and g.ledger.bank == 180 and last(g)["penalty_totals"] == [-10, 7]
     g.ledger = replace(g.ledger, bank=1, chips=(g.ledger.chips[0], g.ledger.chips[1] + 179))
     g.hands, g.table = [RUMMY.split(), ZERO.split()], []
     g.stock, g.piles, g.turn, g.phase, g.placed_before = ["7S"] * 5, [["QS"]], 0, "draw", [True, False]
     end_with_rummy(g)  # the last chip
     result = g.result()
     assert g.is_over() and result["bank"] == 0 and result["unit"] == "chips" and result["ranks"] == [2, 1]
-    assert last(g)["penalties"] == [-20, 14]
+    assert last(g)["penalties"] == [-10, 7] and last(g)["penalty_totals"] == [-20, 14]
 
 
 def test_penalties_are_recorded_but_nobody_is_eliminated_or_asked_in_the_money_version():
@@ -422,6 +423,17 @@ def test_a_tournament_of_the_money_version_is_recorded_and_ranked_by_net_chips(t
     about = store.about()
     store.close()
     assert (about.unit, about.low_wins) == (unit, low_wins)
+
+
+@pytest.mark.e2e
+def test_romis_play_shows_the_money_version_in_chips_with_the_penalties_beside(capsys):
+    bot = f"{sys.executable} -m sample_bots.random"
+    args = ["play", "mississippi", "--seed", "3", "--bot", bot, "--bot", bot, "--option", "money_mode=true"]
+    assert run([*args, "--option", "max_deals=3"]) == 0
+    out = capsys.readouterr().out
+    assert "rank  seat  chips" in out and "; penalties [" in out and "; bank " in out
+    assert run([*args, "--option", "stake=0"]) == 2
+    assert capsys.readouterr().err.strip() == "romis: option stake: money_mode needs a stake of at least 1"
 
 
 def test_eval_values_a_hand_and_names_the_mississippi(tmp_path, capsys):

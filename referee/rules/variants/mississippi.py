@@ -182,7 +182,8 @@ class Mississippi(BetweenDeals, ChipsGame, KnockGame):
         hands = [sorted(h) for h in self.hands]
         if self.money:
             self.pay_out(kind, bonus, free)
-            self.finish_chips_deal(winner, hands=hands, finish=self.finish, penalties=list(self.pens))
+            totals = list(self.pens)  # the penalty points still recorded, as may-i's second column shows them
+            self.finish_chips_deal(winner, hands=hands, finish=self.finish, penalties=pens, penalty_totals=totals)
         else:
             self.finish_deal(pens, winner, hands=hands, finish=self.finish)
 
