@@ -128,6 +128,15 @@ def test_card_values_ace_15_figures_10_others_face_value():
     assert [g.penalty(c) for c in ("AS", "KD", "QH", "JC", "TD", "7H", "2C")] == [15, 10, 10, 10, 10, 7, 2]
 
 
+@pytest.mark.parametrize(
+    ("cards", "rule"),
+    [("AH KH JH 9H 8H 6H 5H 4H 3H", "whole.size"), ("AH KH JH 9H 8H 6H 5H 4H 3H 2S", "whole.suit")],
+)
+def test_a_bad_mississippi_in_play_is_rejected_and_changes_nothing(cards, rule):
+    g = rig(cards + (" 7D" if len(cards.split()) == 9 else ""), " ".join(FILLER))
+    assert rejected(g, 0, [Draw("stock"), Meld(cards.split(), kind="mississippi")]) == rule
+
+
 def test_a_wild_deuce_on_the_table_is_never_exchanged():
     g = rig("9H KD 3C 5S 6D 8C JS QC 4D AS", " ".join(FILLER))
     g.table = [new_meld(["7H", "8H", "2S"], RULES, owner=1)]
@@ -460,5 +469,10 @@ def test_greedy_beats_random(players, options):
         while not g.is_over():
             s = g.to_act()[0]
             g.apply(s, bots[s].choose(g.decision(s), g.view(s)))
-        wins += g.result()["ranks"][greedy] == 1
+            assert g.ledger.total() == 0  # chips (fees, stakes, payouts) only move
+        result = g.result()
+        wins += result["ranks"][greedy] == 1
+        assert result["unit"] == ("chips" if options else "points")
+        if options:  # the money version's totals are the net chips
+            assert result["chips"] == result["totals"]
     assert wins / n >= 0.6
