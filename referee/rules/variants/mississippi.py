@@ -48,7 +48,11 @@ class Mississippi(BetweenDeals, ChipsGame, KnockGame):
     unit, low_wins = "points", True  # money_mode: net chips, the highest wins (unit_for, low_wins_for)
     refund_at_end = False  # End of the match: the net money stands, whatever is left in the bank
     OPTIONS = {
-        "money_mode": Option(False, help="play for money: a bank of stakes paid out in percentages until it is empty"),
+        "money_mode": Option(
+            False,
+            help="play for money: a bank of stakes paid out in percentages until it is empty; the totals are then "
+            "net chips, and the most wins",
+        ),
         "stake": Option(100, help="money_mode: what every player pays into the bank before the match"),
         "max_buybacks": Option(1, (1, 2), help="buy-backs each player may make in a match (points version)"),
         "buyback_fee": Option(30, help="what a buy-back costs, paid into the bank that goes to the match winner"),
