@@ -476,3 +476,22 @@ def test_greedy_beats_random(players, options):
         if options:  # the money version's totals are the net chips
             assert result["chips"] == result["totals"]
     assert wins / n >= 0.6
+
+
+@pytest.mark.parametrize("options", [{"money_mode": True, "max_deals": 12}, {"max_buybacks": 2, "buyback_fee": 7}])
+def test_whole_matches_conserve_cards_and_replay_exactly_under_the_options(options):
+    def play(seed):
+        g = Mississippi(3, options, seed)
+        bots = [Brain("mississippi", 3, options, greedy=s == 0, seed=seed + s) for s in range(3)]
+        while not g.is_over():
+            s = g.to_act()[0]
+            g.apply(s, bots[s].choose(g.decision(s), g.view(s)))
+            assert g.is_over() or sorted(g.cards_in_play()) == sorted(g.make_deck())
+        return g.result()
+
+    first = play(4)
+    assert first == play(4) and len(first["deals"]) > 1
+    if "buyback_fee" in options:  # seat 2 buys back twice, 7 each time, and the winner takes the bank at the end
+        fees = [d["moved"].get("buyback", [0] * 3) for d in first["deals"]]
+        assert [sum(row[s] for row in fees) for s in range(3)] == [0, 0, -14]
+        assert first["ranks"][0] == 1 and first["chips"] == [14, 0, -14] and first["bank"] == 0
