@@ -102,20 +102,24 @@ class NewOklahoma(DrawMeldDiscard):
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """The hand's best sets and the cards left over: `points` is what the hand scores if the deal ended with it
-        all in hand, `melded_points` what it scores with those sets on the table and the rest in hand."""
+        all in hand, `value` what it scores with those sets on the table (`meld_values`) and the rest in hand."""
         game = cls.hooks_only()
         split = best_split(hand, game.meld_rules, game.penalty)
-        melds = sum(game.meld_points(m) for m in split.melds)
+        values = [game.meld_points(m) for m in split.melds]
         return {
             "melds": [list(m.cards) for m in split.melds],
             "identities": [list(m.ids) for m in split.melds],
             "deadwood": list(split.deadwood),
             "deadwood_points": split.points,
-            "melded_points": melds - split.points,
+            "meld_values": values,
+            "value": sum(values) - split.points,
             "points": -sum(map(game.penalty, hand)),
         }
 
     # --- own melds only (Ambiguity 2) ---------------------------------------------------------------------
+    def can_lay_off(self, seat: int) -> bool:
+        return True  # no initial meld: a player with a set of his own may add to it (`layoff_allowed`)
+
     def layoff_allowed(self, seat: int, meld: int) -> bool:
         return self.table[meld].owner == seat
 
@@ -168,7 +172,8 @@ class NewOklahoma(DrawMeldDiscard):
 
     def table_op(self, seat: int, op: Meld | LayOff | Exchange) -> None:
         if not isinstance(op, Meld) and 0 <= op.meld < len(self.table) and self.table[op.meld].owner != seat:
-            raise IllegalAction("layoff.own-sets-only", f"meld {op.meld} is not yours: add to and replace in your own")
+            area = "layoff" if isinstance(op, LayOff) else "exchange"
+            raise IllegalAction(f"{area}.own-sets-only", f"meld {op.meld} is not yours: add to and replace in your own")
         super().table_op(seat, op)
         self.top = None
         hand = Counter(self.hands[seat])
