@@ -6,8 +6,9 @@ from typing import Any
 from protocol.cards import JOKER
 from protocol.messages import Decision, Draw, Exchange, LayOff, Meld, Op
 from referee.rules.cards import deck, rank
-from referee.rules.describe import Field
+from referee.rules.describe import Field, Phase
 from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld
 from referee.rules.solver import best_split
@@ -46,6 +47,24 @@ class NewOklahoma(DrawMeldDiscard):
     meld_rules = OKLAHOMA_MELDS
     low_wins = False
     predraw_plays = False  # Turn structure: the draw comes first
+    OPTIONS = {
+        "allow_rediscard": Option(
+            False, help="allow discarding a copy of the top discard just taken (and melded) in the same turn"
+        ),
+    }
+    PHASES = {
+        ("turn", "draw"): Phase(
+            "the start of your turn: draw from the stock, or take the whole discard pile in a play whose next "
+            "operation melds its top card in a new set (top_needs_set); then, in the same play or the next, meld, lay "
+            "off on your own sets, replace wild cards in them and discard",
+            ("draw",),
+        ),
+        ("turn", "play"): Phase(
+            "after the draw: meld, lay off on your own sets (layoff_melds), replace wild cards in them, then discard: "
+            "the discard is compulsory, and you go out when it empties your hand",
+            ("discard",),
+        ),
+    }
     CONSTRAINTS = {
         "initial_meld": None,
         "opened": None,
