@@ -4,6 +4,7 @@ from referee.rules.engine import Game, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
+from referee.rules.variants.carousel import Carousel
 from referee.rules.variants.classic import Classic
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
@@ -57,6 +58,7 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Carousel,
         NewOklahoma,
     )
 }
