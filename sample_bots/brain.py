@@ -26,6 +26,7 @@ PLANNERS: dict[str, str] = {
     "rummy-bridge": "sample_bots.bridge_play",
     "seskine": "sample_bots.seskine_play",
     "carousel": "sample_bots.carousel_play",
+    "new-oklahoma": "sample_bots.oklahoma_play",
 }
 
 
