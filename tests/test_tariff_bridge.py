@@ -2,7 +2,13 @@
 penalty record, dropping out and re-entering at 100, the ends of the match, the views, `romis eval`, and greedy
 against random by net chips."""
 
+import csv
+import io
 import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rigging import illegal
@@ -16,6 +22,7 @@ from sample_bots.brain import Brain
 JUNK = "2C 4D 6H 8S TC QD KH 3D 5S 9H"  # nothing combines: 67 penalty points
 MELDED = "AS 2S 3S 7H 7D 7C 9D TD JD QD"  # all in combinations: 0
 NINE = "AS 2S 3S 7H 7D 7C 9D TD JD 4D"  # a knock hand: 9 in combinations and a free 4D
+ROOT = Path(__file__).resolve().parent.parent
 SEQUENCE = "3C 4C 5C 6C 7C 8C 9C TC JC QC"
 
 
@@ -272,3 +279,36 @@ def test_greedy_beats_random_by_net_chips():
     n = 12
     wins = sum(play(seed, {seed % 4}).result()["ranks"][seed % 4] == 1 for seed in range(n))
     assert wins / n >= 0.6  # one greedy against three random: a fair share would be 0.25
+
+
+@pytest.mark.e2e
+def test_a_tariff_bridge_tournament_ranks_by_net_chips_and_every_report_shows_the_chips_and_the_bank(tmp_path):
+    conf = tmp_path / "t.toml"
+    conf.write_text(
+        'variant = "tariff-bridge"\nseats = 3\ndeal_sets = 1\nseed = 5\nconcurrency = 2\n'
+        + "".join(f'[[entrants]]\nname = "{n}"\ncommand = "python -m sample_bots.{n}"\n' for n in ("random", "greedy"))
+        + f'[[entrants]]\nname = "js"\ncommand = "node {ROOT / "sample_bots/js/random.js"}"\n'
+    )
+    db = tmp_path / "r.db"
+
+    def romis(*args):
+        r = subprocess.run(
+            [sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+        )
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    assert "net chips" in romis("tournament", "run", str(conf), "--db", str(db))
+    rep = json.loads(romis("tournament", "report", str(db), "--format", "json"))
+    chips = [e["net_chips"] for e in rep["entrants"]]
+    assert rep["unit"] == "chips" and chips == sorted(chips, reverse=True), "the standings are ordered by net chips"
+    with sqlite3.connect(db) as con:
+        stored = dict(con.execute("SELECT entrant, SUM(score) FROM seats GROUP BY entrant"))
+    assert {e["name"]: e["net_chips"] for e in rep["entrants"]} == pytest.approx(stored)
+    assert rep["bank"] == {"left": 0.0, "per_game": 0.0}  # every match ends with the bank paid to a player
+    words = f"Bank: 0.0 chips left in the bank at the end of the {rep['games']} games (0.0 per game)."
+    for fmt in ("table", "md", "html"):
+        text = romis("tournament", "report", str(db), "--format", fmt)
+        assert "net chips" in text and words in text, fmt
+    rows = list(csv.DictReader(io.StringIO(romis("tournament", "report", str(db), "--format", "csv"))))
+    assert [float(r["net_chips"]) for r in rows] == chips and {r["bank_left"] for r in rows} == {"0.0"}
