@@ -312,3 +312,26 @@ def test_a_tariff_bridge_tournament_ranks_by_net_chips_and_every_report_shows_th
         assert "net chips" in text and words in text, fmt
     rows = list(csv.DictReader(io.StringIO(romis("tournament", "report", str(db), "--format", "csv"))))
     assert [float(r["net_chips"]) for r in rows] == chips and {r["bank_left"] for r in rows} == {"0.0"}
+
+
+@pytest.mark.e2e
+def test_an_events_csv_gives_the_bank_on_the_rows_of_its_chips_variant(tmp_path):
+    conf = tmp_path / "event.toml"
+    conf.write_text(
+        'deal_sets = 1\nseed = 3\nconcurrency = 2\nvariants = [{variant = "gin", options = {max_deals = 1}}, '
+        '{variant = "tariff-bridge", seats = 3}]\n'
+        + "".join(f'[[entrants]]\nname = "{n}"\ncommand = "python -m sample_bots.{n}"\n' for n in ("random", "greedy"))
+        + f'[[entrants]]\nname = "js"\ncommand = "node {ROOT / "sample_bots/js/random.js"}"\n'
+    )
+    db = tmp_path / "r.db"
+    for args in (("run", str(conf), "--db", str(db)), ("report", str(db), "--format", "csv")):
+        r = subprocess.run(
+            [sys.executable, "-m", "referee", "tournament", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert {(row["variant"], row["bank_left"]) for row in rows} == {("all", ""), ("gin", ""), ("tariff-bridge", "0.0")}
