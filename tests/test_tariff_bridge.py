@@ -271,6 +271,7 @@ def test_a_whole_match_is_deterministic_conserves_chips_and_empties_the_bank():
     res = g.result()
     assert res == play(7, {0, 2}, players=3).result()
     assert res["bank"] == 0 and sum(res["chips"]) == 0 and res["totals"] == res["chips"]
+    assert res["penalty_totals"] == res["deals"][-1]["penalty_totals"] == list(g.pens)
     for deal in res["deals"]:
         assert deal["chips"] == deal["totals"]
 

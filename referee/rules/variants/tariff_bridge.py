@@ -147,6 +147,10 @@ class TariffBridge(BetweenDeals, ChipsGame, RummyBridge):
         """By net chips only: a seat that dropped out keeps what it won (Scoring: each player's net money)."""
         return [1 + sum(u > t for u in totals) for t in totals]
 
+    def result(self) -> dict[str, Any]:
+        """The chips result with each seat's final penalty total beside it."""
+        return {**super().result(), "penalty_totals": list(self.pens)}
+
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """rummy-bridge's evaluation with the tariff line the hand would be paid instead of a bonus."""
