@@ -336,3 +336,39 @@ def test_an_events_csv_gives_the_bank_on_the_rows_of_its_chips_variant(tmp_path)
         assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert {(row["variant"], row["bank_left"]) for row in rows} == {("all", ""), ("gin", ""), ("tariff-bridge", "0.0")}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("players", [3, 4])
+def test_romis_play_prints_the_chips_and_the_bank_and_romis_replay_accepts_the_record(tmp_path, players):
+    bots = ["python -m sample_bots.greedy", "python -m sample_bots.random", f"node {ROOT / 'sample_bots/js/random.js'}"]
+    args = [a for b in (bots + bots)[:players] for a in ("--bot", b)]
+    outs = []
+    for name in ("a", "b"):
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "referee",
+                "play",
+                "tariff-bridge",
+                *args,
+                "--seed",
+                "4",
+                "--record",
+                str(tmp_path / name),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1], "the same seed plays the same match"
+    assert "chips" in outs[0].splitlines()[-players - 2] and "bank: 0 chip(s) left" in outs[0]
+    assert "penalties [" in outs[0]  # each deal's line shows the penalty record
+    r = subprocess.run(
+        [sys.executable, "-m", "referee", "replay", str(tmp_path / "a")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and ": ok (tariff-bridge, seed 4" in r.stdout, r.stderr
