@@ -27,6 +27,7 @@ PLANNERS: dict[str, str] = {
     "seskine": "sample_bots.seskine_play",
     "carousel": "sample_bots.carousel_play",
     "new-oklahoma": "sample_bots.oklahoma_play",
+    "tariff-bridge": "sample_bots.bridge_play",
 }
 
 

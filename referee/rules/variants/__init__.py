@@ -27,6 +27,7 @@ from referee.rules.variants.rummy_bridge import RummyBridge
 from referee.rules.variants.seskine import Seskine
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
+from referee.rules.variants.tariff_bridge import TariffBridge
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.two_candles import TwoCandles
 
@@ -60,6 +61,7 @@ VARIANTS: dict[str, type[Game]] = {
         Seskine,
         Carousel,
         NewOklahoma,
+        TariffBridge,
     )
 }
 
