@@ -186,6 +186,8 @@ class French(BetweenDeals, ChipsGame, DrawMeldDiscard):
         self.phase = "manipulate"
 
     def discard(self, seat: int, op: Discard) -> None:
+        if self.phase == "eight":
+            raise IllegalAction("rummy.eight-cards", "a rummy with 8 cards has no discard: all 8 go into combinations")
         if self.phase not in ("draw", "discard"):
             raise IllegalAction("discard.once", "the discard is made once, with the draw, before the manipulation")
         if op.card not in self.hands[seat]:
