@@ -88,7 +88,7 @@ def test_example_2_a_set_with_the_joker_can_never_be_changed_or_added_to():
 def test_example_3_eight_card_rummy_with_the_top_discard():
     g = game(["AH 2H 3H 9S 9H 9D 9C", "5H 5D"], discard=("7C", "4H"))
     g.apply(0, [Draw("discard"), Meld(["AH", "2H", "3H", "4H"]), Meld(["9S", "9H", "9D", "9C"])])
-    assert last(g)["winner"] == 0 and last(g)["penalty"] == [0, 10] and last(g)["bonuses"] == [10, 0]
+    assert last(g)["winner"] == 0 and last(g)["penalties"] == [0, 10] and last(g)["bonuses"] == [10, 0]
     assert g.deal_no == 1  # the deal ended without a discard
 
 
@@ -103,8 +103,8 @@ def test_example_5_penalties_and_the_winners_bonus_column():
     g = game(["5H 6H 7H", "JK 7S", "KD AS", "5C"], stock=("3D",) * 10)
     g.apply(0, [Draw("stock"), Discard("3D"), Meld(["5H", "6H", "7H"])])
     d = last(g)
-    assert d["winner"] == 0 and d["penalty"] == [0, 27, 11, 5]
-    assert d["penalties"] == [0, 27, 11, 5] and d["bonuses"] == [43, 0, 0, 0]
+    assert d["winner"] == 0 and d["penalties"] == [0, 27, 11, 5]
+    assert d["penalty_totals"] == [0, 27, 11, 5] and d["bonuses"] == [43, 0, 0, 0]
     assert d["scores"] == [-100] * 4 and set(d["moved"]) == {"stake"}  # no money moves without `deal_win_payment`
 
 
@@ -226,13 +226,13 @@ def test_the_deal_ends_after_the_turn_that_draws_the_last_stock_card_and_nobody_
     g = game(["5H 6H 7H 2D 4C 6S 8D", "AC"], stock=("KD",))
     manipulating(g).apply(0, [Meld(["5H", "6H", "7H"])])
     d = last(g)
-    assert d["winner"] is None and d["penalty"] == [20, 1] and d["bonuses"] == [0, 0]
+    assert d["winner"] is None and d["penalties"] == [20, 1] and d["bonuses"] == [0, 0]
 
 
 def test_a_deal_that_reaches_the_turn_cap_ends_like_a_stock_exhaustion():
     g = game(["2D 4C 6H 8D QC KS 3H", "AC 5S"], max_turns_per_deal=1)
     g.apply(0, [Discard("KS"), Draw("discard"), Pass()])
-    assert last(g)["winner"] is None and last(g)["penalty"] == [42, 6]
+    assert last(g)["winner"] is None and last(g)["penalties"] == [42, 6]
 
 
 def test_the_deal_win_payment_by_agreement():

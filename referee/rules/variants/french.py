@@ -265,8 +265,8 @@ class French(BetweenDeals, ChipsGame, DrawMeldDiscard):
         self.finish_chips_deal(
             winner,
             hands=[sorted(h) for h in self.hands],
-            penalty=pens,
-            penalties=list(self.penalties),
+            penalties=pens,
+            penalty_totals=list(self.penalties),
             bonuses=list(self.bonuses),
         )
 
@@ -288,7 +288,7 @@ class French(BetweenDeals, ChipsGame, DrawMeldDiscard):
             self.ante([seat], ask.constraints["fee"], "buyback")
             self.penalties = tuple(ask.constraints["target"] if s == seat else p for s, p in enumerate(self.penalties))
             self.buybacks = tuple(b + (s == seat) for s, b in enumerate(self.buybacks))
-            self.note(penalties=list(self.penalties), buybacks=list(self.buybacks))
+            self.note(penalty_totals=list(self.penalties), buybacks=list(self.buybacks))
 
     def between_done(self) -> None:
         """Who goes bankrupt, and whether the match is decided now: then the winners share the bank."""
