@@ -134,6 +134,7 @@ def test_after_a_stock_draw_the_discard_comes_at_once_and_may_be_the_drawn_card(
     g.apply(0, [Discard("JC")])
     assert g.phase == "manipulate" and g.decision(0).options == [Pass()]
     assert rejected(g, 0, [Discard("KS")]) == "discard.once"
+    assert rejected(g, 0, [Draw("stock")]) == "draw.once"
 
 
 def test_nothing_is_melded_before_the_draw_and_discard():
@@ -355,3 +356,12 @@ def play(n, seed, greedy_seat):
 def test_greedy_beats_random(players, matches, needed):
     wins = sum(play(players, seed, seed % players)["ranks"][seed % players] == 1 for seed in range(matches))
     assert wins >= needed
+
+
+def test_romis_play_prints_each_deals_penalties_beside_the_chips():
+    from referee.play import deal_line
+
+    g = game(["5H 6H 7H", "JK 7S", "KD AS", "5C"], stock=("3D",) * 10)
+    g.apply(0, [Draw("stock"), Discard("3D"), Meld(["5H", "6H", "7H"])])
+    line = deal_line(last(g))
+    assert "seat 0 won" in line and "penalties [0, 27, 11, 5] -> [0, 27, 11, 5]" in line and "bank 400" in line
