@@ -28,6 +28,7 @@ PLANNERS: dict[str, str] = {
     "carousel": "sample_bots.carousel_play",
     "new-oklahoma": "sample_bots.oklahoma_play",
     "tariff-bridge": "sample_bots.bridge_play",
+    "french": "sample_bots.french_play",
 }
 
 

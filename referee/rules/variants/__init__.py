@@ -10,6 +10,7 @@ from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.elimination import Elimination
 from referee.rules.variants.fortuna import Fortuna
+from referee.rules.variants.french import French
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
 from referee.rules.variants.kalukis import Kalukis
@@ -62,6 +63,7 @@ VARIANTS: dict[str, type[Game]] = {
         Carousel,
         NewOklahoma,
         TariffBridge,
+        French,
     )
 }
 
