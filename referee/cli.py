@@ -278,6 +278,8 @@ def evaluate(
             typer.echo(f"melds: {melds}\ndeadwood: {' '.join(res['deadwood']) or '-'}")
             if "points" in res:
                 typer.echo(f"points: {res['points']}")
+            if "may_knock" in res:  # carousel: whether the free points allow a knock
+                typer.echo(f"may knock: {'yes' if res['may_knock'] else 'no'}")
             if "conditions" in res:  # panguingue: what melding each would collect from every other participant
                 each = " ".join(map(str, res["conditions"])) or "-"
                 typer.echo(f"conditions: {each} chip(s) from each other participant ({res['condition_chips']} in all)")

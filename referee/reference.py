@@ -176,7 +176,7 @@ def _meld_text(m: dict[str, Any]) -> list[str]:
         )
         if s["identical"]:
             suits += "; or any number of one identical card (one rank and suit)"
-        lines.append(f"- Sets: {m['min_size']}–{s['max_size']} cards of one rank, {suits}; {_naturals(s)}.")
+        lines.append(f"- Sets: {s['min_size']}–{s['max_size']} cards of one rank, {suits}; {_naturals(s)}.")
     if r is None:
         lines.append("- No runs.")
     else:

@@ -25,6 +25,10 @@ PLANNERS: dict[str, str] = {
     "panguingue": "sample_bots.panguingue_play",
     "rummy-bridge": "sample_bots.bridge_play",
     "seskine": "sample_bots.seskine_play",
+    "carousel": "sample_bots.carousel_play",
+    "new-oklahoma": "sample_bots.oklahoma_play",
+    "tariff-bridge": "sample_bots.bridge_play",
+    "french": "sample_bots.french_play",
     "mississippi": "sample_bots.mississippi_play",
 }
 

@@ -1,11 +1,12 @@
 """The sample bots' plays for rummy-bridge (rules/rummy-bridge.md; brain.PLANNERS). Both bots declare rummy when
 they can; greedy picks the discard that leaves the largest bonus (suit sequence, one suit or figures before an
 ordinary rummy), knocks whenever a knock is offered (the lowest free card), and otherwise keeps the hand closest to
-combinations. Random then picks any offered option."""
+combinations. Random then picks any offered option. Between deals of tariff-bridge (re-enter or drop out at the
+limit) greedy re-enters while an even share of the bank, the fee paid, is worth more than the fee."""
 
 from typing import TYPE_CHECKING, Any
 
-from protocol.messages import Decision, Discard, Knock, Meld, Op
+from protocol.messages import Bid, Decision, Discard, Knock, Meld, Op, Pass
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -37,6 +38,8 @@ def declaration(brain: "Brain", hand: list[str], discards: list[str]) -> list[Op
 def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
     """The ops for one rummy-bridge decision."""
     options, hand = decision.options or [], list(view["hand"])
+    if decision.phase == "between-deals":
+        return [reentry(decision, view)] if brain.greedy else [brain.rng.choice(options)]
     if decision.phase == "draw":
         return [brain._draw(options, view)]
     discards = [o.card for o in options if isinstance(o, Discard)]
@@ -58,3 +61,10 @@ def _free(brain: "Brain", hand: list[str], card: Any) -> int:
     rest = list(hand)
     rest.remove(card)
     return brain.game.penalty(brain.game.knock_card(rest) or "JK")
+
+
+def reentry(decision: Decision, view: dict[str, Any]) -> Op:
+    """tariff-bridge at the limit: re-enter while an even share of the bank (with the fee in it) beats the fee."""
+    fee = decision.constraints["fee"]
+    staying = view["dropped"].count(False)
+    return Bid("reenter") if (view["bank"] + fee) / staying > fee else Pass()

@@ -139,7 +139,7 @@ def valid_by_the_reference(cards: list[str], kind: str, rules: dict) -> bool:
         return False
     if kind == "set":
         s, suits = rules["sets"], Counter(c[1] for c in cards)
-        if s is None or len({c[0] for c in cards}) != 1 or len(cards) > s["max_size"]:
+        if s is None or len({c[0] for c in cards}) != 1 or not s["min_size"] <= len(cards) <= s["max_size"]:
             return False
         if s["identical"] and len(set(cards)) == 1:
             return True

@@ -443,3 +443,22 @@ def test_a_report_of_a_game_played_for_chips_shows_the_net_chips_in_every_format
     assert json.loads(render(st, "json", about=chips))["entrants"][0]["net_chips"] == 9.0
     # a points game keeps its columns
     assert "net chips" not in render(standings(games, ["alpha", "beta"]), "table", about=ABOUT)
+
+
+def test_a_report_of_a_game_played_for_chips_shows_the_chips_left_in_the_bank_in_every_format():
+    games = [  # 8 of the first game's chips and 2 of the second's stayed in the bank
+        GameResult("t0-d0-r0", 0, 0, 0, 0, 3, [SeatResult("alpha", 0, 12.0, 1), SeatResult("beta", 1, -20.0, 2)]),
+        GameResult("t0-d0-r1", 0, 0, 1, 0, 3, [SeatResult("beta", 0, 3.0, 1), SeatResult("alpha", 1, -5.0, 2)]),
+    ]
+    tariff = {"slug": "tariff-bridge", "name": "Tariff Rummy Bridge", "local_name": "Tarifinis", "rules_version": 1}
+    run = ABOUT.runs[0] | {"variant": tariff | {"low_wins": False, "unit": "chips", "dealer_follows_play": False}}
+    chips = About(ABOUT.config | {"variant": "tariff-bridge"}, [run], ABOUT.finished, 2)
+    st = standings(games, ["alpha", "beta"], unit=chips.unit)
+    words = "Bank: 10.0 chips left in the bank at the end of the 2 games (5.0 per game)."
+    for fmt in ("table", "md", "html"):
+        assert words in render(st, fmt, about=chips), fmt
+    assert json.loads(render(st, "json", about=chips))["bank"] == {"left": 10.0, "per_game": 5.0}
+    rows = list(csv.DictReader(io.StringIO(render(st, "csv", about=chips))))
+    assert [(r["bank_left"], r["bank_left_per_game"]) for r in rows] == [("10.0", "5.0")] * 2
+    plain = standings(games, ["alpha", "beta"])  # a points game says nothing of a bank
+    assert all("bank" not in render(plain, fmt, about=ABOUT).lower() for fmt in ("table", "md", "csv", "json"))

@@ -12,7 +12,7 @@ import io
 import json
 
 from tournaments.about import About
-from tournaments.report import CSV_HEADER, MIXED, html_body, html_page, render
+from tournaments.report import BANK_COLUMNS, CSV_HEADER, MIXED, html_body, html_page, render
 from tournaments.spec import GameResult, part_of
 from tournaments.standings import Standings, in_order
 from tournaments.teams import entrant_rows, head_to_head, tournament_standings
@@ -97,6 +97,7 @@ def _csv(overall: Standings, sections: Sections, about: About) -> str:
     `net_chips` when a variant is played for chips), empty where a column does not apply."""
     chips = any(st.unit == "chips" for _, st in sections)
     header = ["variant", *CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:]]
+    header += list(BANK_COLUMNS) if chips else []
     out = io.StringIO()
     w = csv.DictWriter(out, header, restval="", lineterminator="\n")
     w.writeheader()

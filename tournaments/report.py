@@ -52,6 +52,8 @@ CSV_HEADER = (
     "command",
 )
 
+BANK_COLUMNS = ("bank_left", "bank_left_per_game")  # a chips game's CSV: the bank after the games, on every row
+
 
 def render(st: Standings, fmt: str, title: str | None = None, about: About | None = None) -> str:
     """The standings in format `fmt` (one of FORMATS) as a string; with `about`, also what was played."""
@@ -118,6 +120,14 @@ def _headers(about: About | None, st: Standings) -> list[str]:
     if st.unit == MIXED:
         return [h for h in HEADERS if h != "mean score"]
     return [h + better if h == "mean score" else h for h in HEADERS]
+
+
+def _bank_words(st: Standings) -> str:
+    """In a game played for chips, what the bank holds at the end of the games (empty otherwise)."""
+    if st.bank is None:
+        return ""
+    per_game = "" if st.bank["per_game"] is None else f" ({_num(st.bank['per_game'], 1)} per game)"
+    return f"Bank: {_num(st.bank['left'], 1)} chips left in the bank at the end of the {st.games} games{per_game}."
 
 
 TEAM_HEADERS = ("#", "partnership", "games", "wins", "draws", "losses", "match pts", "mean score")
@@ -201,8 +211,9 @@ def _table(st: Standings, title: str, about: About | None) -> str:
     teams = ""
     if st.partnerships:
         teams = f"{textwrap.fill(_team_title(st), width=100)}\n{_align([list(TEAM_HEADERS), *_team_cells(st)])}\n\n"
+    bank = f"{_bank_words(st)}\n\n" if st.bank is not None else ""
     return (
-        f"{title} — {st.games} games\n\n{_about_text(about)}{standings}\n\n{teams}Head to head (row vs column, "
+        f"{title} — {st.games} games\n\n{_about_text(about)}{standings}\n\n{bank}{teams}Head to head (row vs column, "
         f"wins-losses-ties)\n{h2h}\n\n{luck}"
     )
 
@@ -241,6 +252,7 @@ def _markdown(st: Standings, title: str, about: About | None) -> str:
             + [
                 "## Standings",
                 _md_table(_headers(about, st), [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)]),
+                *([_md_text(_bank_words(st))] if st.bank is not None else []),
                 *_md_teams(st),
                 "## Head to head",
                 "Row vs column: wins-losses-ties.",
@@ -275,14 +287,20 @@ def _html_teams(st: Standings) -> str:
     return f"<h2>Partnerships</h2>\n<p>{html.escape(_team_title(st))}.</p>\n{table}\n"
 
 
+def _html_bank(st: Standings) -> str:
+    """The bank left at the end of the games, in a game played for chips (empty otherwise)."""
+    return f'<p class="bank">{html.escape(_bank_words(st))}</p>\n' if st.bank is not None else ""
+
+
 def _csv(st: Standings, _title: str, about: About | None) -> str:
     """One row per entrant with raw numbers (empty where undefined), header first."""
     commands = dict(entrant_rows(about)) if about else {}
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     chips = st.unit == "chips"  # a game played for chips adds its net chips after the games
-    header = [*CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:]]
+    header = [*CSV_HEADER[:3], *(["net_chips"] if chips else []), *CSV_HEADER[3:], *(BANK_COLUMNS if chips else [])]
     w.writerow([h for h in header if h != "mean_score" or st.unit != MIXED])
+    bank = [st.bank["left"], st.bank["per_game"]] if st.bank is not None else []
     for i, r in enumerate(st.entrants, 1):
         dt = {k: (None if v is None else v * 1000) for k, v in r.decision_time.items()}
         w.writerow(
@@ -306,6 +324,7 @@ def _csv(st: Standings, _title: str, about: About | None) -> str:
                 dt.get("p95"),
                 dt.get("max"),
                 commands.get(r.name),
+                *bank,
             ]
         )
     return out.getvalue()
@@ -371,7 +390,7 @@ def html_body(st: Standings, title: str, about: About | None) -> str:
     return f"""<h1>{html.escape(title)}</h1><p>{st.games} games.</p>
 {_html_about(about)}<h2>Standings</h2>
 {_html_table(_headers(about, st), [_cells(i, r, st) for i, r in enumerate(st.entrants, 1)], "standings", 2)}
-{_html_teams(st)}<h2>Rating as games accumulate</h2>
+{_html_bank(st)}{_html_teams(st)}<h2>Rating as games accumulate</h2>
 <p>Plackett-Luce rating mu after each game; the band is mu ± sigma.</p>
 {rating_plot(st)}
 <h2>Head to head</h2><p>Row vs column: wins-losses-ties.</p>

@@ -71,6 +71,8 @@ class Standings:
     # what a game's scores count: "points", "chips" where a variant is played for chips, or "mixed" in an event's
     # overall standings (several variants: no mean score, no duplicate summary)
     unit: str = "points"
+    # in a variant played for chips: the chips left in the bank at the end of the games, in all and per game
+    bank: dict[str, float | None] | None = None
 
     def row(self, name: str) -> EntrantRow:
         """The row of the entrant called `name`."""
@@ -95,6 +97,7 @@ class Standings:
             "rating_model": "openskill PlackettLuce" + (" (team ratings)" if self.partnerships else ""),
             **({"unit": self.unit} if self.unit != "points" else {}),
             **(teams if self.partnerships else {}),  # only in a team tournament: other reports stay as they were
+            **({"bank": self.bank} if self.bank is not None else {}),  # only where the games are played for chips
             "entrants": rows,
             "head_to_head": h2h,
             **({"duplicate": self.duplicate} if self.duplicate else {}),  # none in an event's overall standings
@@ -130,7 +133,15 @@ def standings(games: list[GameResult], entrants: list[str], unit: str = "points"
     best_first = sorted(
         rows.values(), key=lambda r: (-(r.net_chips or 0), -r.rating["ordinal"], -r.match_points, r.name)
     )
-    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered), unit=unit)
+    bank = bank_left(ordered) if unit == "chips" else None
+    return Standings(best_first, _head_to_head(ordered), duplicate_summary(ordered), len(ordered), unit=unit, bank=bank)
+
+
+def bank_left(games: list[GameResult]) -> dict[str, float | None]:
+    """The chips left in the bank at the end of `games`, in all and per game: chips are only moved, never made
+    (referee/rules/chips.py), so what the seats' net chips do not add up to is in the bank."""
+    left = -sum(s.score for g in games for s in g.seats) + 0.0  # + 0.0: no "-0.0" in a report
+    return {"left": left, "per_game": left / len(games) if games else None}
 
 
 def in_order(games: list[GameResult], entrants: list[str]) -> list[GameResult]:

@@ -171,6 +171,7 @@ def _set_rules(rules: MeldRules) -> dict[str, Any]:
         patterns.pop(2, None)
     first = next((n for n, p in patterns.items() if ok(p)), None)
     return {
+        "min_size": size_needed("set", rules),
         "max_size": size,
         "identical": rules.identical_sets,  # cards of one rank and one suit form a set at any size
         "repeated_suits_from": first,  # the smallest set that may hold two cards of one suit (None: never)

@@ -25,6 +25,7 @@ class MeldRules:
     wilds: frozenset = frozenset({JOKER})
     min_size: int = 3
     run_min: int = 0  # the fewest cards in a run, where more than min_size (contract rummy: 4)
+    set_min: int = 0  # the fewest cards in a set, where more than min_size (french: exactly 4, with set_max)
     set_max: int = 8  # sets above 4 need all four suits first
     max_copies: int = 2  # most cards of one suit in a set of 5+
     min_naturals: int = 1
@@ -63,7 +64,7 @@ def illegal(rule: str, message: str) -> IllegalAction:
 
 def size_needed(kind: str, rules: MeldRules) -> int:
     """The fewest cards a new meld of `kind` may hold."""
-    return max(rules.min_size, rules.run_min) if kind == "run" else rules.min_size
+    return max(rules.min_size, rules.run_min if kind == "run" else rules.set_min)
 
 
 def naturals_needed(kind: str, rules: MeldRules) -> int:
@@ -296,7 +297,7 @@ def new_meld(
         raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
     k, ids = assign(cards, rules, identities, kind)
     if len(cards) < size_needed(k, rules):
-        raise illegal("run.min-size", f"a run needs at least {size_needed(k, rules)} cards")
+        raise illegal(f"{k}.min-size", f"a {k} needs at least {size_needed(k, rules)} cards")
     _check_naturals(k, cards, ids, rules)
     c, x = _place(k, cards, ids, rules)
     meld = TableMeld(k, c, x, owner)
@@ -356,7 +357,7 @@ def validate(meld: TableMeld, rules: MeldRules) -> None:
     if len(meld.cards) < rules.min_size:
         raise illegal("meld.min-size", f"a meld needs at least {rules.min_size} cards")
     if len(meld.cards) < size_needed(meld.kind, rules):
-        raise illegal("run.min-size", f"a run needs at least {size_needed(meld.kind, rules)} cards")
+        raise illegal(f"{meld.kind}.min-size", f"a {meld.kind} needs at least {size_needed(meld.kind, rules)} cards")
     check(meld.kind, list(meld.ids), rules)
     _check_naturals(meld.kind, meld.cards, meld.ids, rules)
     if rules.meld_check:

@@ -372,7 +372,11 @@ def _placed(ids: list[str], fill, fillers: tuple[str, ...]) -> list[str]:
 def _add(out: dict, kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> None:
     """Keep the meld if it has enough natural cards and its kind and cards are new."""
     naturals = sum(c == x for c, x in zip(cards, ids))
-    if naturals < naturals_needed(kind, rules) or (rules.max_wilds and len(cards) - naturals > rules.max_wilds):
+    if (
+        len(cards) < size_needed(kind, rules)
+        or naturals < naturals_needed(kind, rules)
+        or (rules.max_wilds and len(cards) - naturals > rules.max_wilds)
+    ):
         return
     key = (kind, tuple(sorted(cards)))
     if key not in out:

@@ -4,11 +4,13 @@ from referee.rules.engine import Game, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
+from referee.rules.variants.carousel import Carousel
 from referee.rules.variants.classic import Classic
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.elimination import Elimination
 from referee.rules.variants.fortuna import Fortuna
+from referee.rules.variants.french import French
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
 from referee.rules.variants.kalukis import Kalukis
@@ -16,6 +18,7 @@ from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
 from referee.rules.variants.may_i import MayI
 from referee.rules.variants.mississippi import Mississippi
+from referee.rules.variants.new_oklahoma import NewOklahoma
 from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.orija import Orija
 from referee.rules.variants.panguingue import Panguingue
@@ -26,6 +29,7 @@ from referee.rules.variants.rummy_bridge import RummyBridge
 from referee.rules.variants.seskine import Seskine
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
+from referee.rules.variants.tariff_bridge import TariffBridge
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.two_candles import TwoCandles
 
@@ -57,6 +61,10 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Carousel,
+        NewOklahoma,
+        TariffBridge,
+        French,
         Mississippi,
     )
 }

@@ -7,6 +7,7 @@ from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, O
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
+from referee.rules.finals import FinalRound
 from referee.rules.melds import MeldRules
 from referee.rules.variants.classic import Classic
 
@@ -18,7 +19,7 @@ FINAL_TURN_BANS = {
 }
 
 
-class Boathouse(Classic):
+class Boathouse(FinalRound, Classic):
     """Valčių stoties romis: Classic with round-the-corner runs, a run of discards taken after a stock draw and
     put on the table at once, and a final turn for each loser to put down what fits."""
 
@@ -27,6 +28,7 @@ class Boathouse(Classic):
     local_name = "Valčių stoties romis"
     rules_version = 2  # 2: one run of discards per turn
     meld_rules = MeldRules(wrap=True)  # Valid combinations: the ranks form a cycle
+    final_phase = "declare"
     OPTIONS = {"per_card_scoring": Option(False, help="losers pay 1 point per card left; no final turns")}
     PHASES = {
         ("turn", "declare"): Phase(
@@ -98,14 +100,10 @@ class Boathouse(Classic):
         if winner is None or self.opts["per_card_scoring"] or self.finisher is not None:
             return super().end_deal(winner)
         self.finisher = winner
-        self.emit({"type": "final_turns", "winner": winner})
-        self.turn, self.phase = self.next_seat(winner), "declare"
+        self.begin_final_round(self.order_from(winner)[1:], winner=winner)  # each loser, clockwise from the winner
 
-    def next_final_turn(self) -> None:
-        """Pass on to the next loser's final turn, or score the deal after the last one."""
-        self.turn, self.phase = self.next_seat(self.turn), "declare"
-        if self.turn == self.finisher:
-            super().end_deal(self.finisher)
+    def final_round_over(self) -> None:
+        super().end_deal(self.finisher)
 
     def do(self, seat: int, op: Op) -> None:
         if self.phase != "declare":

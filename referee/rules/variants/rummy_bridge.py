@@ -179,7 +179,7 @@ class RummyBridge(AllAtOnce):
         self.turns += 1
         self.finals += 1
         cap = self.turns >= self.opts["max_turns_per_deal"]
-        if self.finals == self.n - 1 or cap or (not self.stock and not self.rebuild()):
+        if self.finals == len(self.seats_in()) - 1 or cap or (not self.stock and not self.rebuild()):
             self.phase = "over"
             return self.settle("knock", self.knocker)
         self.turn, self.phase = self.next_seat(self.turn), "draw"

@@ -8,6 +8,7 @@ from referee.rules.cards import deck
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
+from referee.rules.finals import FinalRound
 from referee.rules.knock import KnockGame
 from referee.rules.melds import MeldRules
 from referee.rules.solver import best_split
@@ -19,7 +20,7 @@ ONE_PACK = MeldRules(ace_high=False, wilds=DEUCES, set_max=4, set_naturals=2)
 TWO_PACKS = replace(ONE_PACK, set_max=8)
 
 
-class Tonk(KnockGame):
+class Tonk(FinalRound, KnockGame):
     """Tank – tonk: 7 cards, deuces wild, nothing melded in play, knock at 5 or less with a spread, one final
     turn each with lay-offs on the knocker's combinations, the knocker doubled unless strictly lowest, out at 100."""
 
@@ -32,6 +33,7 @@ class Tonk(KnockGame):
     meld_rules = ONE_PACK
     starter_offer = False
     stock_floor = 0  # the turn that takes the last stock card ends the deal (Ambiguity 7)
+    final_phase = "draw"  # a final turn draws, may lay off, and discards
     elimination_limit = 100  # End of the match
     OPTIONS = {
         "stock_out_is_draw": Option(False, help="a deal that ends with the stock exhausted is a draw: nobody scores"),
@@ -59,7 +61,6 @@ class Tonk(KnockGame):
     VIEW = {
         "packs": Field("int", "packs in this deal's deck: 1 while 2-3 players are in, 2 for 4-5"),
         "knocker": Field("int|null", "the seat that knocked this deal (null: nobody yet)"),
-        "finals_left": Field("int[]", "the seats still to play their final turn, in order"),
         "knocker_free": Field("card[]|null", "the knocker's free cards, shown to all (null: no knock yet)"),
         "eliminated": Field("bool[]", "whether each seat is out of the match (100 points or more)"),
     }
@@ -69,7 +70,6 @@ class Tonk(KnockGame):
         self.meld_rules = ONE_PACK if self.packs == 1 else TWO_PACKS
         self.knocker: int | None = None
         self.drew_nothing = False  # this final turn took no card (the stock is empty)
-        self.finals: tuple[int, ...] = ()  # seats still to play their final turn
         super().start_deal()
 
     def make_deck(self) -> list[str]:
@@ -116,7 +116,6 @@ class Tonk(KnockGame):
             **super().view(seat),
             "packs": self.packs,
             "knocker": knocker,
-            "finals_left": list(self.finals),
             "knocker_free": None if knocker is None else sorted(self.hands[knocker]),
             "eliminated": [d is not None for d in self.out_deal],
         }
@@ -162,8 +161,7 @@ class Tonk(KnockGame):
                 self.table_op(knocker, Meld(list(m.cards), wild_ids or None, m.kind))
         self.knocker = knocker
         self.emit({"type": "spread", "seat": knocker, "free": sorted(self.hands[knocker])})
-        self.finals = tuple(self.order_from(knocker)[1:])
-        self.next_final_turn()
+        self.begin_final_round(self.order_from(knocker)[1:], knocker=knocker)
 
     def end_play(self, seat: int, was_opened: bool) -> None:
         if self.knocker is None:
@@ -175,13 +173,11 @@ class Tonk(KnockGame):
             self.next_final_turn()
 
     def next_final_turn(self) -> None:
-        """Pass on to the next final turn; after the last one the deal ends."""
-        self.clear_turn()
         self.drew_nothing = False
-        if not self.finals:
-            return self.end_deal(self.knocker)
-        self.turn, self.finals = self.finals[0], self.finals[1:]
-        self.phase = "draw"
+        super().next_final_turn()
+
+    def final_round_over(self) -> None:
+        self.end_deal(self.knocker)
 
     # --- the end of a deal ---------------------------------------------------------------------
     def end_deal(self, winner: int | None) -> None:
