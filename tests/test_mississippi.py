@@ -154,6 +154,7 @@ def test_a_card_taken_from_the_pile_is_not_discarded_the_same_turn_and_nothing_m
 RUMMY = "7H 8H 9H TH 5C 5D 5S JD QD KD"  # goes out after any draw: three melds and the drawn card discarded
 ZERO = "KC QC JC TC 9C 8C 7C 6C 4S 3S"  # free cards 4S 3S: 7 points
 FILLER_POINTS = 10 + 10 + 9 + 7 + 5 + 4 + 10 + 10 + 8 + 6  # nothing in FILLER melds: 79
+KNOCKER = "7H 8H 9H 5C 5D 5S JD QD KD 4C"  # draws AD: three melds, knocks with AD, 4C left: 4 points
 
 
 def end_with_rummy(g, seat=0):
@@ -173,6 +174,14 @@ def test_a_knock_counts_the_declared_free_cards_and_ends_the_deal_at_once():
     deal = last(g)
     assert deal["finish"]["kind"] == "knock" and deal["scores"] == [3, FILLER_POINTS]
     assert deal["winner"] == 0 and deal["totals"] == [13, FILLER_POINTS] and g.deal_no == 1  # nobody played on
+
+
+def test_after_an_underknock_the_deal_is_won_by_the_player_with_fewer_free_points_seat_0_included():
+    g = rig("KC QC JC TC 9C 8C 7C 6C 3S", KNOCKER, turn=1, stock=["7S"] * 5 + ["AD"])  # a club run and 3S: 3
+    g.apply(1, [Draw("stock"), Meld(["7H", "8H", "9H"]), Meld(["5C", "5D", "5S"]), Meld(["JD", "QD", "KD"])])
+    g.apply(1, [Knock("AD")])  # 4C left: 4 points
+    deal = last(g)
+    assert deal["finish"]["free"] == [3, 4] and deal["winner"] == 0 and deal["scores"] == [3, 4]
 
 
 def test_a_knock_needs_the_draw_first():
@@ -337,9 +346,6 @@ def test_worked_example_4_a_mississippi_pays_20_percent():
     g = money(HEARTS10, ZERO, ZERO, ZERO, placed=[True, False, False, False])
     g.apply(0, [Draw("stock"), Meld(HEARTS10.split(), kind="mississippi"), Discard("7S")])
     assert g.ledger.chips[0] == -20 and g.ledger.bank == 320
-
-
-KNOCKER = "7H 8H 9H 5C 5D 5S JD QD KD 4C"  # draws AD: three melds, knocks with AD, 4C left: 4 points
 
 
 @pytest.mark.parametrize("other", ["KC QC JC TC 9C 8C 7C 6C 4S", "KC QC JC TC 9C 8C 7C 6C 3S AH"])  # 4; 18

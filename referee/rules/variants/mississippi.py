@@ -178,8 +178,8 @@ class Mississippi(BetweenDeals, ChipsGame, KnockGame):
         pens: list[float] = list(free)
         if bonus is not None and winner is not None:
             pens[winner] = -BONUS[bonus]
-        if kind == "knock" and winner is not None:
-            winner = self.underknocker(winner, free) or winner
+        under = self.underknocker(winner, free) if kind == "knock" and winner is not None else None
+        winner = winner if under is None else under
         self.finish = {"kind": kind, "finisher": finish.get("finisher", winner), "free": free, "bonus": bonus}
         self.pens = tuple(p + d for p, d in zip(self.pens, pens))
         self.declined = ()
