@@ -11,6 +11,7 @@ from referee.rules.variants.elimination import Elimination
 from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
+from referee.rules.variants.hungarian import Hungarian
 from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
@@ -56,6 +57,7 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Hungarian,
     )
 }
 
