@@ -26,6 +26,7 @@ PLANNERS: dict[str, str] = {
     "rummy-bridge": "sample_bots.bridge_play",
     "seskine": "sample_bots.seskine_play",
     "hungarian": "sample_bots.hungarian_play",
+    "carpathian": "sample_bots.carpathian_play",
 }
 
 

@@ -4,6 +4,7 @@ from referee.rules.engine import Game, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
+from referee.rules.variants.carpathian import Carpathian
 from referee.rules.variants.classic import Classic
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
@@ -58,6 +59,7 @@ VARIANTS: dict[str, type[Game]] = {
         RummyBridge,
         Seskine,
         Hungarian,
+        Carpathian,
     )
 }
 
