@@ -211,7 +211,7 @@ def test_a_player_reaching_101_is_eliminated_and_the_last_one_left_wins():  # En
     g.totals = [0, 32, 33]
     win_deal(g, 0)  # seat 1: 32 + 68 = 100 stays in, seat 2: 101 goes out
     assert g.totals == [-10, 100, 101] and last(g)["eliminated"] == [2] and not g.is_over()
-    assert g.hands[2] == [] and len(g.hands[(g.dealer + 1) % 3]) == 11 and g.dealer != 2
+    assert g.hands[2] == [] and len(g.hands[g.next_seat(g.dealer)]) == 11 and g.dealer != 2
     win_deal(g, 0)
     assert g.is_over() and g.result()["ranks"] == [1, 2, 3]
 
