@@ -29,6 +29,8 @@ PLANNERS: dict[str, str] = {
     "new-oklahoma": "sample_bots.oklahoma_play",
     "tariff-bridge": "sample_bots.bridge_play",
     "french": "sample_bots.french_play",
+    "hungarian": "sample_bots.hungarian_play",
+    "carpathian": "sample_bots.carpathian_play",
 }
 
 

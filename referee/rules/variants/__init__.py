@@ -5,6 +5,7 @@ from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.carousel import Carousel
+from referee.rules.variants.carpathian import Carpathian
 from referee.rules.variants.classic import Classic
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
@@ -13,6 +14,7 @@ from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.french import French
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
+from referee.rules.variants.hungarian import Hungarian
 from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
@@ -64,6 +66,8 @@ VARIANTS: dict[str, type[Game]] = {
         NewOklahoma,
         TariffBridge,
         French,
+        Hungarian,
+        Carpathian,
     )
 }
 
