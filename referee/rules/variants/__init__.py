@@ -5,6 +5,7 @@ from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.classic import Classic
+from referee.rules.variants.conquian import Conquian
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.elimination import Elimination
@@ -56,6 +57,7 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Conquian,
     )
 }
 
