@@ -178,7 +178,14 @@ class Conquian(TableMoves, DrawMeldDiscard):
             return [Pass()]
         return [Discard(best_discard(self.hands[seat], self.meld_rules, self.penalty)[0])]
 
-    # --- a play -------------------------------------------------------------------------------------------------------
+    # --- what may be moved ------------------------------------------------------------------------------------------
+    def can_lay_off(self, seat: int) -> bool:
+        return True  # no initial meld (Special rules): own melds, in a play that uses the turned card
+
+    def check_rearrange(self, seat: int) -> None:
+        """Special rules: own melds may be regrouped in any play that uses the turned card (end_play checks it)."""
+
+    # --- the ops ---------------------------------------------------------------------------------------------------
     def do(self, seat: int, op: Op) -> None:
         match op:
             case Pass():
