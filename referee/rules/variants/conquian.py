@@ -120,6 +120,7 @@ class Conquian(TableMoves, DrawMeldDiscard):
         return sum(len(m.cards) for m in self.table if m.owner == seat)
 
     def own(self, seat: int) -> list[int]:
+        """The ids of `seat`'s melds (the only ones it may add to or regroup)."""
         return [i for i, m in enumerate(self.table) if m.owner == seat and m.cards]
 
     # --- deal, decisions, view ------------------------------------------------------------------------------------
