@@ -135,14 +135,19 @@ def test_the_turn_up_ends_the_play():
     g = rig([SPARE, SPARE], stock=("KC", "2S"))
     assert rejects(g, 0, [Draw("stock"), Pass()]) == "draw.ends-play"
     assert rejects(g, 0, [Draw("discard")]) == "draw.stock-only"
+    assert rejects(g, 0, [Pass()]) == "draw.first" and rejects(g, 0, [Discard("2C")]) == "discard.before-draw"
+    assert rejects(g, 0, [Meld(H("2C 3D 4S"))]) == "play.before-draw"
     assert g.decision(0).options == [Draw("stock")]
 
 
 def test_burying_the_turned_card_passes_the_turn_and_it_is_dead():
-    g = turned_up([SPARE, SPARE], "7D")
+    g = turned_up([SPARE, "7C 7H 2C 3D 4S 5H 6C KD QS 2H"], "7D")
     g.apply(0, [Pass()])
     assert g.turn == 1 and g.view(1)["dead"] == ["7D"] and g.view(1)["turned"] is None
     assert g.view(0)["hand"] == sorted(H(SPARE))  # nothing else changes hands
+    assert g.decision(1).options == [Draw("stock")]  # Ambiguity 3: the other player cannot take it
+    g.apply(1, [Draw("stock")])
+    assert rejects(g, 1, [Meld(H("7D 7C 7H"))]) == "hand.missing-card"
 
 
 def test_a_usable_card_may_be_buried():  # Ambiguity 1
