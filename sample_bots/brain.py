@@ -31,6 +31,7 @@ PLANNERS: dict[str, str] = {
     "french": "sample_bots.french_play",
     "hungarian": "sample_bots.hungarian_play",
     "carpathian": "sample_bots.carpathian_play",
+    "conquian": "sample_bots.conquian_play",
 }
 
 

@@ -7,6 +7,7 @@ from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.carousel import Carousel
 from referee.rules.variants.carpathian import Carpathian
 from referee.rules.variants.classic import Classic
+from referee.rules.variants.conquian import Conquian
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.elimination import Elimination
@@ -68,6 +69,7 @@ VARIANTS: dict[str, type[Game]] = {
         French,
         Hungarian,
         Carpathian,
+        Conquian,
     )
 }
 
