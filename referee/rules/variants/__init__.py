@@ -27,6 +27,7 @@ from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.two_candles import TwoCandles
+from referee.rules.variants.victoria import Victoria
 
 VARIANTS: dict[str, type[Game]] = {
     v.slug: v
@@ -56,6 +57,7 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Victoria,
     )
 }
 
