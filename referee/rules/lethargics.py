@@ -203,7 +203,9 @@ class VictoriaBank(BetweenDeals, ChipsGame):
     def between_done(self) -> None:
         assert self.pending is not None
         if not self.pending.detail.get("annulled"):
-            self.note(points=list(self.points), beyond=list(self.beyond), carry=list(self.carry), game=self.game_no)
+            self.note(
+                penalty_totals=list(self.points), beyond=list(self.beyond), carry=list(self.carry), game=self.game_no
+            )
 
     def contenders(self) -> list[int]:
         """The seats not beyond rummy (those over 100 in this deal who have not re-entered left out)."""
