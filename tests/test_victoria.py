@@ -179,6 +179,8 @@ def test_the_stock_is_turned_over_at_the_end_of_the_turn_that_emptied_it():
 def test_a_bad_option_value_is_one_clear_config_error():
     with pytest.raises(ConfigError, match="option stake: 'many' is not a whole number"):
         Victoria(2, {"stake": "many"}, 0)
+    with pytest.raises(ConfigError, match="option games: 0 must be at least 1"):
+        Victoria(2, {"games": "0"}, 0)
     with pytest.raises(ConfigError, match="victoria needs 2 to 16 players"):
         Victoria(17, {}, 0)
 

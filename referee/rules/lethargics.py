@@ -22,6 +22,7 @@ from referee.rules.between import PHASE, Ask, BetweenDeals
 from referee.rules.chips import BANK, ChipsGame, Move
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
+from referee.rules.errors import ConfigError
 
 LIMIT = 100  # beyond rummy: a total above this (Special rules)
 BUYDOWN_LOW, BUYDOWN_HIGH = 80, 98  # the buy-down window, inclusive (Ambiguity 12)
@@ -95,6 +96,14 @@ class VictoriaBank(BetweenDeals, ChipsGame):
         self.bank_step = ""  # the between-deals step: reentry, buydown, or none
         self.asked: tuple[int, ...] = ()  # seats that have answered no (or were settled) in the current step
         super().__init__(players, options, seed)
+
+    @classmethod
+    def parse_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """The options, with at least one game in the match."""
+        opts = super().parse_options(given)
+        if opts["games"] < 1:
+            raise ConfigError(f"option games: {opts['games']!r} must be at least 1")
+        return opts
 
     # --- the bank -------------------------------------------------------------------------------------------
     @property
