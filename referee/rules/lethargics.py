@@ -155,8 +155,11 @@ class VictoriaBank(BetweenDeals, ChipsGame):
         self.finish_chips_deal(declarer, **detail, penalties=list(penalties), bonus=bonus, change=change)
 
     def restake_if_empty(self) -> None:
-        """Bank runs out: with the main bank at 0 and no winner yet, every player pays the stake again."""
-        if self.main_bank == 0:
+        """Bank runs out: with the main bank at 0 and no winner yet, every player pays the stake again. A game this
+        deal has decided (fewer than two players left who are, or by re-entering could be, not beyond rummy) is not
+        restaked: its next game's stakes follow at once."""
+        could_stay = len(self.contenders()) + (len(self.over_now) if self.opts["reentry_by_average"] else 0)
+        if self.main_bank == 0 and could_stay >= 2:
             self.ante(range(self.n), self.opts["stake"], "stake")
 
     # --- between deals --------------------------------------------------------------------------------------
