@@ -34,6 +34,7 @@ from referee.rules.variants.straight import Straight
 from referee.rules.variants.tariff_bridge import TariffBridge
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.two_candles import TwoCandles
+from referee.rules.variants.victoria import Victoria
 
 VARIANTS: dict[str, type[Game]] = {
     v.slug: v
@@ -70,6 +71,7 @@ VARIANTS: dict[str, type[Game]] = {
         Hungarian,
         Carpathian,
         Conquian,
+        Victoria,
     )
 }
 
