@@ -29,6 +29,10 @@ PLANNERS: dict[str, str] = {
     "new-oklahoma": "sample_bots.oklahoma_play",
     "tariff-bridge": "sample_bots.bridge_play",
     "french": "sample_bots.french_play",
+    "hungarian": "sample_bots.hungarian_play",
+    "carpathian": "sample_bots.carpathian_play",
+    "conquian": "sample_bots.conquian_play",
+    "victoria": "sample_bots.victoria_play",
     "mississippi": "sample_bots.mississippi_play",
 }
 

@@ -87,9 +87,13 @@ def test_rules_without_a_variant_shows_the_index_and_general_the_conventions():
 
 
 def test_rules_of_a_specified_variant_not_built_yet_says_so_and_shows_them():
-    result = CliRunner().invoke(app, ["rules", "hungarian"])
+    unbuilt = sorted(p.stem for p in RULES.glob("[!_]*.md") if p.stem != "README" and p.stem not in VARIANTS)
+    if not unbuilt:
+        pytest.skip("every specified variant is built")
+    result = CliRunner().invoke(app, ["rules", unbuilt[0]])
     assert result.exit_code == 0
-    assert "Vengrų" in result.stdout and "not implemented yet" in result.stderr
+    title = (RULES / f"{unbuilt[0]}.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+    assert title.split(" (")[0] in result.stdout and "not implemented yet" in result.stderr
 
 
 def test_rules_of_an_unknown_variant_is_one_line_and_exit_2():

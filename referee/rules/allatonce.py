@@ -69,6 +69,7 @@ class AllAtOnce(DrawMeldDiscard):
     interruption = True
     rummy_discards = False  # a rummy after the draw ends with a discard: all cards but one shown (rummy-bridge)
     dealer_opens = False  # the dealer is dealt one card more and opens by discarding; no starter (rummy-bridge)
+    first_opens = False  # Pirmasis is dealt one card more and opens by discarding; no starter (hungarian)
     _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
     PHASES = {
         ("turn", "draw"): Phase(
@@ -122,9 +123,10 @@ class AllAtOnce(DrawMeldDiscard):
     # --- deal and decisions -----------------------------------------------------------
     def start_deal(self) -> None:
         super().start_deal()
-        if self.dealer_opens:  # the last card dealt is the dealer's 11th; his opening discard starts the pile
-            self.hands[self.dealer].append(self.stock.pop())
-            self.turn, self.phase = self.dealer, "play"
+        if self.dealer_opens or self.first_opens:  # the opener's extra card; his opening discard starts the pile
+            opener = self.dealer if self.dealer_opens else self.turn
+            self.hands[opener].append(self.stock.pop())
+            self.turn, self.phase = opener, "play"
         self.interrupter: int | None = None
         self.finals = 0  # final turns played in the interruption round
         self.declared: list[list[str]] = [[] for _ in range(self.n)]  # cards put down in one's own combinations

@@ -14,6 +14,12 @@ STRIPPED = {  # ranks kept in the stripped packs the rules files use
 }
 
 
+def run_order(size: int) -> tuple[int, ...]:
+    """The ranks of a stripped pack of `size` cards in run order, ace low, the gap left by the removed ranks
+    closed (40: A-2-...-7-J-Q-K, so 7 and J are adjacent); for `MeldRules.run_ranks`."""
+    return tuple(RANK_VALUE[r] for r in STRIPPED[size])
+
+
 def rank(card: str) -> int:
     """Rank number of a card: A=1 .. K=13 (0 for a joker)."""
     return RANK_VALUE.get(card[0], 0)

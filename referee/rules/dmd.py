@@ -26,6 +26,9 @@ class DrawMeldDiscard(Game):
     starter = True  # a card is turned up to start the discard pile
     rebuild_stock = True  # the stock is rebuilt from the discard pile when it reaches `stock_floor`
     packet = 1  # cards dealt to a seat at a time (continental: three)
+    stock_draw_ends_play = False  # a stock draw is the last op of its play: the card is shown in the next request,
+    #                               before any use of it (conquian's turned card; carousel's extra draws)
+    empty_hand_phases: tuple[str, ...] = ("draw",)  # phases in which a seat with an empty hand still plays
     _mutable: tuple[str, ...] = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -256,13 +259,18 @@ class DrawMeldDiscard(Game):
         self.play_melded = 0
         was_opened = self.opened[seat]
         deal = self.deal_no
+        drawn = False  # a stock draw that ends the play (`stock_draw_ends_play`)
         for op in ops:
             # an empty hand at the draw is a seat that discarded its last card (rules/panguingue.md, Ambiguity 13)
-            if (not hand and self.phase != "draw") or self.phase == "over" or self.turn != seat or self.deal_no != deal:
+            idle = not hand and self.phase not in self.empty_hand_phases
+            if idle or self.phase == "over" or self.turn != seat or self.deal_no != deal:
                 raise IllegalAction(
                     "play.after-end", "nothing may follow going out, the discard or the end of your turn"
                 )
+            if drawn:
+                raise IllegalAction("draw.ends-play", "nothing may follow a stock draw: the card is shown next request")
             self.do(seat, op)
+            drawn = self.stock_draw_ends_play and isinstance(op, Draw) and op.source == "stock"
         if self.deal_no != deal:
             return  # the play ended the deal (a knock)
         self.end_play(seat, was_opened)

@@ -37,7 +37,9 @@ class MeldRules:
     )
     kinds: tuple[named.MeldKind, ...] = ()  # named kinds instead of sets and runs (liverpool: referee/rules/kinds.py)
     joker_sets: bool = False  # jokers that are not wild meld as a set of their own, 3 to 4 of them (persian)
-    run_ranks: tuple[int, ...] = ()  # the rank order of runs where it is not A-K (a stripped pack: 7 then J)
+    run_ranks: tuple[int, ...] = ()  # the rank order of runs where it is not A-K (a stripped pack: 7 then J;
+    #                                  cards.run_order)
+    run_max: int = 0  # the most cards in a run (0: no cap beyond the rank order; conquian's max_sequence_length)
     identical_sets: bool = False  # sets of one card repeated (any size), 3-4 of distinct suits, 5+ of any suits
     #                               (rules/panguingue.md, Valid combinations), in place of four-suits-first
     max_wilds: int = 0  # the most wild cards standing for other cards in one meld (0: no limit; orija: 1)
@@ -157,6 +159,8 @@ def check(kind: str, ids: list[str], rules: MeldRules) -> list[str]:
         order = _run_order(ids, rules)
         if order is None:
             raise illegal("run.invalid", f"{' '.join(ids)} is not a run of one suit in consecutive ranks")
+        if rules.run_max and len(order) > rules.run_max:
+            raise illegal("run.max-size", f"a run may hold at most {rules.run_max} cards")
         return order
     if not rules.allow_sets:
         raise illegal("meld.no-sets", "sets are not allowed in this variant")

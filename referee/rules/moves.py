@@ -40,6 +40,9 @@ class TableMoves(DrawMeldDiscard):
     rearranging = False  # `rearrange` of one's own melds is an operation of the variant
     rearrange_hand_card = True  # each new meld of a rearrangement needs a card from the hand (rules/krambambulis.md
     #                             §2); without it a meld may also be split into parts (rules/panguingue.md)
+    rearrange_regroup = False  # `rearrange` regroups the melds named as a whole: `into` holds every card of them,
+    #                            plus cards from hand, in any valid melds (cards move between own melds, and melds
+    #                            may also gain cards or merge: rules/conquian.md, Special rules)
     short_remainder_to_owner = False  # a robbed meld left below the minimum goes back to its owner's hand
     #                                   (rules/robbers.md §4c) instead of making the rob illegal
     CONSTRAINTS: dict[str, Field | None] = {
@@ -84,6 +87,8 @@ class TableMoves(DrawMeldDiscard):
             raise IllegalAction("play.before-draw", "draw before you meld or lay off")
         if isinstance(op, Take):
             self.rob(seat, op)
+        elif self.rearrange_regroup:
+            self.regroup(seat, op)
         else:
             self.rearrange(seat, op)
         self.placed_now = True
@@ -192,6 +197,40 @@ class TableMoves(DrawMeldDiscard):
                 "new": list(range(first, len(self.table))),
                 "from_hand": sorted(from_hand.elements()),
                 "identities": [list(m.ids) for m in kept + new],
+            }
+        )
+
+    def regroup(self, seat: int, op: Rearrange) -> None:
+        """With `rearrange_regroup`: the melds named are replaced by `into`, which must hold every card of them
+        plus any cards from the hand, each a valid meld. `into[i]` takes the place of `melds[i]`; further melds
+        are new, and a meld named with no meld of `into` left for it stays as an empty placeholder."""
+        self.check_rearrange(seat)
+        if not op.melds or not op.into or len(set(op.melds)) != len(op.melds):
+            raise IllegalAction("rearrange.shape", "name each of your melds once and give the melds they become")
+        sources = [self.live_meld(k, "rearrange") for k in op.melds]
+        if any(m.owner != seat for m in sources):
+            raise IllegalAction("rearrange.not-own", "only your own melds may be rearranged")
+        new = [self.rearranged_meld(seat, m) for m in op.into]
+        used, held = Counter(c for m in new for c in m.cards), Counter(c for m in sources for c in m.cards)
+        if held - used:
+            missing = " ".join(sorted((held - used).elements()))
+            raise IllegalAction("rearrange.unused", f"every card of the melds named must stay in a meld: {missing}")
+        from_hand = used - held
+        self.take_from_hand(seat, list(from_hand.elements()))
+        for i, (k, src) in enumerate(zip(op.melds, sources)):
+            self.table[k] = new[i] if i < len(new) else emptied(src)
+        first = len(self.table)
+        self.table += new[len(op.melds) :]
+        self.play_new += range(first, len(self.table))
+        self.play_placed += from_hand
+        self.emit(
+            {
+                "type": "rearrange",
+                "seat": seat,
+                "melds": list(op.melds),
+                "new": list(range(first, len(self.table))),
+                "from_hand": sorted(from_hand.elements()),
+                "identities": [list(m.ids) for m in new],
             }
         )
 

@@ -378,6 +378,8 @@ def _add(out: dict, kind: str, cards: list[str], ids: list[str], rules: MeldRule
         or (rules.max_wilds and len(cards) - naturals > rules.max_wilds)
     ):
         return
+    if kind == "run" and rules.run_max and len(cards) > rules.run_max:
+        return
     key = (kind, tuple(sorted(cards)))
     if key not in out:
         meld = TableMeld(kind, tuple(cards), tuple(ids))

@@ -5,7 +5,9 @@ from referee.rules.errors import ConfigError
 from referee.rules.variants.american import American
 from referee.rules.variants.boathouse import Boathouse
 from referee.rules.variants.carousel import Carousel
+from referee.rules.variants.carpathian import Carpathian
 from referee.rules.variants.classic import Classic
+from referee.rules.variants.conquian import Conquian
 from referee.rules.variants.continental import Continental
 from referee.rules.variants.contract import Contract
 from referee.rules.variants.elimination import Elimination
@@ -13,6 +15,7 @@ from referee.rules.variants.fortuna import Fortuna
 from referee.rules.variants.french import French
 from referee.rules.variants.gin import Gin
 from referee.rules.variants.gin_three import GinThree
+from referee.rules.variants.hungarian import Hungarian
 from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
@@ -32,6 +35,7 @@ from referee.rules.variants.straight import Straight
 from referee.rules.variants.tariff_bridge import TariffBridge
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.two_candles import TwoCandles
+from referee.rules.variants.victoria import Victoria
 
 VARIANTS: dict[str, type[Game]] = {
     v.slug: v
@@ -65,6 +69,10 @@ VARIANTS: dict[str, type[Game]] = {
         NewOklahoma,
         TariffBridge,
         French,
+        Hungarian,
+        Carpathian,
+        Conquian,
+        Victoria,
         Mississippi,
     )
 }
