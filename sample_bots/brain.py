@@ -25,6 +25,7 @@ PLANNERS: dict[str, str] = {
     "panguingue": "sample_bots.panguingue_play",
     "rummy-bridge": "sample_bots.bridge_play",
     "seskine": "sample_bots.seskine_play",
+    "trump": "sample_bots.trump_play",
 }
 
 

@@ -26,6 +26,7 @@ from referee.rules.variants.seskine import Seskine
 from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
+from referee.rules.variants.trump import Trump
 from referee.rules.variants.two_candles import TwoCandles
 
 VARIANTS: dict[str, type[Game]] = {
@@ -56,6 +57,7 @@ VARIANTS: dict[str, type[Game]] = {
         Panguingue,
         RummyBridge,
         Seskine,
+        Trump,
     )
 }
 
