@@ -168,6 +168,12 @@ class Trump(DrawMeldDiscard):
 
     # --- plays ---------------------------------------------------------------------
     def do(self, seat: int, op: Op) -> None:
+        if self.phase == "discarded":  # after a discard that allows no rummy
+            if isinstance(op, Knock):
+                raise self.no_rummy(seat)
+            raise IllegalAction("play.after-end", "nothing may follow the discard but a declaration of rummy")
+        if isinstance(op, Knock) and self.phase != "rummy":
+            raise IllegalAction("rummy.after-discard", "rummy is declared after your discard")
         if self.phase == "rummy":
             match op:
                 case Knock(discard=None):
@@ -219,8 +225,7 @@ class Trump(DrawMeldDiscard):
         super().discard(seat, op)
         if self.hands[seat]:
             self.declaration = self.best_declaration(seat)
-            if self.declaration is not None:
-                self.phase = "rummy"
+            self.phase = "discarded" if self.declaration is None else "rummy"
 
     def end_play(self, seat: int, was_opened: bool) -> None:
         # Special rules: the opening reaches 30 in one play, even one that empties the hand
@@ -233,6 +238,8 @@ class Trump(DrawMeldDiscard):
         if not self.hands[seat]:  # an empty hand must declare, with penalty 0 (Ambiguities 10, 16)
             self.declaration = {"kind": "open", "penalty": 0, "bonus": 0, "pattern": None}
             return self.declare(seat)
+        if self.phase == "discarded":
+            self.phase = "over"
         if self.phase != "rummy":
             super().end_play(seat, was_opened)
 
@@ -251,6 +258,15 @@ class Trump(DrawMeldDiscard):
             penalty = self.open_penalty(hand)
             return None if penalty is None else {"kind": "open", "penalty": penalty, "bonus": 0, "pattern": None}
         return self.concealed(hand)
+
+    def no_rummy(self, seat: int) -> IllegalAction:
+        """Why `seat` may not declare rummy after this discard."""
+        if self.laid(seat):
+            return IllegalAction(
+                "rummy.open-deadwood",
+                "an open rummy leaves outside combinations no card, one card, or two cards worth at most 5",
+            )
+        return IllegalAction("rummy.no-pattern", "a concealed rummy needs one of Victoria's seven patterns")
 
     def open_penalty(self, hand: list[str]) -> int | None:
         """Special rules (A), Ambiguity 16: 0 if every card is in combinations, else the lower of the one card
