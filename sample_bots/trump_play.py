@@ -1,7 +1,7 @@
 """The sample bots' plays for trump (rules/trump.md; brain.PLANNERS). Greedy exchanges jokers it holds the card for,
 melds its best combinations once they open (30 in one play), adds to its own melds, hangs its trump cards and
-declares whenever it may. Random draws and discards at random, melds and hangs half the time it could, and knocks
-or passes at random."""
+declares whenever it may; between deals it buys down or re-enters when that saves 20 points or more. Random draws
+and discards at random, melds and hangs half the time it could, and answers every other decision at random."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]:
     """The ops for one trump decision."""
     options = decision.options or []
+    if decision.kind != "turn":  # between deals: a buy-down or a re-entry (bid), or pass
+        if not brain.greedy:
+            return [brain.rng.choice(options)]
+        gain = view["points"][view["seat"]] - decision.constraints.get("total", 0)
+        return [options[0] if gain >= 20 else options[-1]]  # worth half the bank only if it saves many points
     if decision.phase == "rummy":  # options: knock, pass
         return [options[0] if brain.greedy else brain.rng.choice(options)]
     if decision.phase == "draw":

@@ -9,7 +9,7 @@ from rigging import illegal
 from protocol.messages import Discard, Draw, Exchange, Knock, LayOff, Meld, Pass
 from referee.rules.cards import rank
 from referee.rules.melds import new_meld
-from referee.rules.variants.trump import Trump, packs_for, rules_for
+from referee.rules.variants.trump import Trump, packs_for
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), trump="Q", opened=None, turn=0, **options):
@@ -63,7 +63,7 @@ def test_illegal_hangings_name_their_rule(table, cards, rule):
 
 
 def test_a_joker_standing_for_a_trump_is_no_trump_card_to_hang_on():  # Ambiguity 7
-    meld = new_meld(["TH", "JH", "JK"], rules_for(2), owner=1, identities=["QH"])
+    meld = new_meld(["TH", "JH", "JK"], Trump.meld_rules, owner=1, identities=["QH"])
     g = rig(["QS 3C 4D 8H", "2D 3D 4D 6S"], table=[meld], trump="Q")
     assert illegal(g, 0, [Draw("stock"), LayOff(0, ["QS"])]) == "hang.no-trump-card"
 
@@ -133,7 +133,7 @@ def test_the_decision_lists_ones_own_melds_and_the_melds_to_hang_on():
 
 # --- joker exchange ---------------------------------------------------------------------------------------------
 def test_anyone_exchanges_a_joker_for_the_exact_card_and_takes_it_to_hand():  # Ambiguity 5
-    meld = new_meld(["5S", "JK", "7S"], rules_for(2), owner=1, identities=["6S"])
+    meld = new_meld(["5S", "JK", "7S"], Trump.meld_rules, owner=1, identities=["6S"])
     g = rig(["6S 6H 3C 8D", "2D 3D 4D 6D"], table=[meld])
     assert illegal(g, 0, [Draw("stock"), Exchange(0, "6H")]) == "exchange.no-wild"
     draw_and(g, 0, Exchange(0, "6S"), Discard("3C"))
@@ -185,13 +185,13 @@ def test_an_open_declaration_with_one_card_left_costs_its_value():
     assert d.constraints["declaration"]["penalty"] == 9
     g.apply(0, [Knock()])
     deal = g.deal_results[-1]
-    assert deal["winner"] == 0 and deal["scores"] == [9, 2 + 5 + 9 + 6 + 8 + 10]
+    assert deal["winner"] == 0 and deal["penalties"] == [9, 2 + 5 + 9 + 6 + 8 + 10]
 
 
 def test_the_declaration_may_travel_in_the_play_of_the_discard_and_two_cards_up_to_5_cost_their_value():
     g = opened_game("4H 5H 6H 2H 7D")  # the draw brings 2C: 2H 2C are left, worth 4
     draw_and(g, 0, Discard("7D"), Knock())
-    assert g.deal_results[-1]["scores"][0] == 4
+    assert g.deal_results[-1]["penalties"][0] == 4
 
 
 def test_two_cards_over_5_allow_no_open_declaration():
@@ -239,7 +239,7 @@ def test_emptying_the_hand_declares_with_penalty_0():  # Ambiguity 10
     g.stock = ["9D"]
     draw_and(g, 0, Meld(["4H", "5H", "6H"]), Meld(["7D", "8D", "9D"]))
     deal = g.deal_results[-1]
-    assert deal["winner"] == 0 and deal["scores"][0] == 0
+    assert deal["winner"] == 0 and deal["penalties"][0] == 0
 
 
 def test_a_player_who_laid_cards_has_no_concealed_declaration():

@@ -16,7 +16,9 @@ from referee.rules.describe import Field, Phase
 from referee.rules.dmd import PIP_VALUES, DrawMeldDiscard
 from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
-from referee.rules.melds import MeldRules, TableMeld, lay_off
+from referee.rules.lethargics import VictoriaBank
+from referee.rules.melds import TableMeld, lay_off
+from referee.rules.patterns import VICTORIA_MELDS, victoria_pattern
 from referee.rules.solver import best_split
 
 
@@ -25,22 +27,15 @@ def packs_for(players: int) -> int:
     return 2 + ceil(max(0, players - 8) / 4)
 
 
-def rules_for(players: int) -> MeldRules:
-    """Sets of 5+ have all four suits, then repeat suits up to the copies in the deck (rules/victoria.md)."""
-    packs = packs_for(players)
-    return MeldRules(set_max=4 * packs, max_copies=packs)
-
-
-class Trump(DrawMeldDiscard):
+class Trump(VictoriaBank, DrawMeldDiscard):
     """Kozirinis romis: 10 cards, a 30 opening, trump hanging, joker exchange, open or concealed rummy."""
 
     slug = "trump"
     name = "Trump Rummy"
     local_name = "Kozirinis romis"
     min_players, max_players = 2, 16
-    low_wins = True
     initial_meld = 30
-    _mutable = DrawMeldDiscard._mutable
+    meld_rules = VICTORIA_MELDS  # as victoria: sets of 5+ have every suit, then suits repeat as the deck allows
     OPTIONS = {
         "joker_penalty": Option(20, help="what a joker left in hand counts (rules/trump.md, Ambiguity 11)"),
         "max_turns_per_deal": Option(500, help="safety cap: turns in one deal before it is annulled"),
@@ -85,13 +80,6 @@ class Trump(DrawMeldDiscard):
     @property
     def predraw_plays(self) -> bool:
         return False  # Turn structure: draw first
-
-    @property
-    def meld_rules(self) -> MeldRules:  # type: ignore[override]
-        return rules_for(getattr(self, "n", 2))
-
-    def meld_rules_for(self, view: dict[str, Any]) -> MeldRules:
-        return rules_for(len(view["hand_sizes"]))
 
     def make_deck(self) -> list[str]:
         packs = packs_for(self.n)
@@ -139,6 +127,8 @@ class Trump(DrawMeldDiscard):
 
     # --- decisions and views ------------------------------------------------------------
     def decision(self, seat: int) -> Decision:
+        if self.between:
+            return super().decision(seat)
         base = super().decision(seat) if self.phase != "rummy" else Decision("turn", "rummy", [Knock(), Pass()])
         own = [i for i, m in enumerate(self.table) if m.owner == seat and m.cards]
         constraints = {
@@ -287,21 +277,27 @@ class Trump(DrawMeldDiscard):
         return list((Counter(hand) - Counter(out)).elements())
 
     def concealed(self, hand: list[str]) -> dict[str, Any] | None:
-        """Special rules (B): a Victoria pattern of the whole 10-card hand (rules/victoria.md, Special rules)."""
-        return None
+        """Special rules (B): the best Victoria pattern of the whole 10-card hand, the ace at 11 (rules/victoria.md,
+        Special rules)."""
+        found = victoria_pattern(hand, self.meld_rules, self.penalty)
+        if found is None:
+            return None
+        return {"kind": "concealed", "penalty": found.penalty, "bonus": found.bonus, "pattern": found.number}
 
     # --- the end of a deal --------------------------------------------------------------
-    def score_deal(self, winner: int | None) -> list[float]:
-        """Scoring: the declarer's penalty less his bonus; every other seat the deadwood of his best arrangement
-        (melded and hung cards are not counted); an annulled deal scores nothing."""
+    def end_deal(self, winner: int | None) -> None:
+        """Scoring: the declarer's penalty (his bonus apart); every other seat the deadwood of his best arrangement
+        (melded and hung cards are not counted); then victoria's bank. A deal without a declarer is annulled."""
+        self.phase = "over"
+        hands = [sorted(h) for h in self.hands]
         if winner is None:
-            return [0] * self.n
+            return self.settle_victoria(None, None, hands=hands)
         assert self.declaration is not None
-        own = self.declaration["penalty"] - self.declaration["bonus"]
-        return [
-            own if s == winner else best_split(h, self.meld_rules, self.penalty).points
+        penalties = [
+            self.declaration["penalty"] if s == winner else best_split(h, self.meld_rules, self.penalty).points
             for s, h in enumerate(self.hands)
         ]
+        self.settle_victoria(winner, penalties, self.declaration["bonus"], hands=hands, declaration=self.declaration)
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
