@@ -2,14 +2,19 @@
 to one's own melds only, trump hanging, the joker exchange, the open declaration and its penalties, and greedy
 against random."""
 
+import json
+import sys
+
 import pytest
 import rigging
 from rigging import illegal
 
 from protocol.messages import Discard, Draw, Exchange, Knock, LayOff, Meld, Pass
+from referee.cli import run
 from referee.rules.cards import rank
 from referee.rules.melds import new_meld
 from referee.rules.variants.trump import Trump, packs_for
+from sample_bots.brain import Brain
 
 
 def rig(hands, table=(), stock=("2C",) * 20, discard=("9D",), trump="Q", opened=None, turn=0, **options):
@@ -247,3 +252,102 @@ def test_a_player_who_laid_cards_has_no_concealed_declaration():
     assert not g.laid(0)
     draw_and(g, 0, LayOff(0, ["7D"]), Discard("4C"))
     assert g.laid(0) and g.view(1)["laid"] == [True, False]
+
+
+# --- the concealed declaration (Victoria's patterns) ----------------------------------------------------------------
+def test_a_concealed_hand_all_in_combinations_declares_zero():
+    g = rig(["2H 3H 4H 5S 6S 7S 9C 9D 9H KD", "2D 5D 9D 6S 8S JC 3C 4C 7D 8H"], stock=["5H"])
+    draw_and(g, 0, Discard("KD"))
+    assert g.decision(0).constraints["declaration"] == {"kind": "concealed", "penalty": 0, "bonus": 0, "pattern": 3}
+    g.apply(0, [Knock()])
+    assert g.deal_results[-1]["penalties"][0] == 0
+
+
+def test_a_concealed_minus_gives_the_declarer_a_bonus_of_10():
+    g = rig(["2H 3H 4H 5H 6H 7H 8H 9S TS KD", "2D 5D 9D 6S 8S JC 3C 4C 7D 8C"], stock=["JS"])
+    draw_and(g, 0, Discard("KD"), Knock())
+    deal = g.deal_results[-1]
+    assert deal["declaration"]["pattern"] == 4 and deal["change"][0] == -10 and g.points[0] == -10
+
+
+def test_a_concealed_hand_without_a_pattern_may_not_declare():
+    g = rig(["2H 3H 4H 5S 6S 7S 9C 9D KH KD", "2D 5D 9D 6S 8S JC 3C 4C 7D 8H"], stock=["QC"])
+    assert illegal(g, 0, [Draw("stock"), Discard("KD"), Knock()]) == "rummy.no-pattern"
+
+
+def test_a_joker_exchange_ends_the_concealed_option():
+    meld = new_meld(["5S", "JK", "7S"], Trump.meld_rules, owner=1, identities=["6S"])
+    g = rig(["2H 3H 4H 5H 6S 7C 9C 9D 9H KD", "2D 5D 9D 6D 8S"], table=[meld], stock=["QC"])
+    draw_and(g, 0, Exchange(0, "6S"), Discard("QC"))  # 2H-5H, 9C 9D 9H, JK KD 7C: open, 3 cards left: no rummy
+    assert g.laid(0) and g.phase == "draw" and g.turn == 1
+
+
+# --- the bank ---------------------------------------------------------------------------------------------------
+def test_the_declarer_takes_a_quarter_of_the_bank_and_everyone_scores_penalty_points():
+    g = opened_game("4H 5H 6H 9C 7D", stock=["7H"])
+    assert g.view(1)["bank"] == 8  # stake 4 each
+    draw_and(g, 0, Discard("7D"), Knock())
+    deal = g.deal_results[-1]
+    assert deal["moved"]["quarter"] == [2, 0] and deal["bank"] == 6 and deal["chips"] == [-2, -4]
+    assert g.view(1)["points"] == [9, 2 + 5 + 9 + 6 + 8 + 10]
+
+
+def test_a_deal_whose_stock_cannot_be_turned_over_is_annulled():
+    g = rig(["4H 5H 6H 9C 7D", "2D 5D 9D 6S 8S"], stock=["KC"], discard=())
+    draw_and(g, 0, Discard("7D"))  # the stock is empty and the pile has one card
+    deal = g.deal_results[-1]
+    assert deal["annulled"] and deal["winner"] is None and g.points == (0, 0) and g.view(0)["bank"] == 8
+
+
+def test_the_game_ends_when_one_player_is_left_not_beyond_rummy():
+    g = opened_game("4H 5H 6H 9C 7D", stock=["7H"])
+    g.points = (0, 95)
+    draw_and(g, 0, Discard("7D"), Knock())
+    assert g.is_over() and g.result()["chips"] == [4, -4]  # seat 0 takes the quarter, then the rest
+
+
+def test_a_bad_option_is_one_clear_error():
+    from referee.rules.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="joker_penalty"):
+        Trump(2, {"joker_penalty": "lots"}, 1)
+    with pytest.raises(ConfigError):
+        Trump(17, {}, 1)
+
+
+# --- romis eval, play and the sample bots ------------------------------------------------------------------------
+def test_eval_gives_the_deadwood_and_the_declarations_a_hand_allows(capsys, tmp_path):
+    hands = tmp_path / "hands.txt"
+    hands.write_text("2H 3H 4H 5H 6H 7H 8H 9S TS JS\n4H 5H 6H 9C\n4H 5H 6H 9C KD\n")
+    assert run(["eval", "trump", "--hands-file", str(hands)]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows[0]["concealed"]["pattern"] == 4 and rows[0]["open"] == 0
+    assert (rows[1]["open"], rows[1]["deadwood_points"]) == (9, 9)
+    assert (rows[2]["open"], rows[2]["deadwood_points"]) == (None, 19)
+
+
+@pytest.mark.parametrize("players", [2, 16])
+def test_romis_play_finishes_by_seed_prints_the_bank_and_replays(players, tmp_path, capsys):
+    bots = ["--bot", f"{sys.executable} -m sample_bots.greedy", "--bot", f"{sys.executable} -m sample_bots.random"]
+    argv = ["play", "trump", "--seed", "5", *(bots * (players // 2))]
+    results = []
+    for i in range(2):
+        record = tmp_path / f"game{i}.jsonl"
+        assert run([*argv, "--record", str(record), "--json"]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    chips = [[seat["score"] for seat in r["seats"]] for r in results]
+    assert chips[0] == chips[1] and results[0]["deals"] == results[1]["deals"] and results[0]["unit"] == "chips"
+    assert sum(chips[0]) + results[0]["bank"] == 0 and all(seat["fault"] is None for seat in results[0]["seats"])
+    assert run(["replay", str(tmp_path / "game0.jsonl")]) == 0
+
+
+def test_greedy_beats_random_on_net_chips():
+    firsts, n = 0, 20
+    for seed in range(n):
+        g = Trump(2, {}, seed)
+        bots = [Brain("trump", 2, {}, greedy=s == seed % 2, seed=seed * 10 + s) for s in range(2)]
+        while not g.is_over():
+            s = g.to_act()[0]
+            g.apply(s, bots[s].choose(g.decision(s), g.view(s)))
+        firsts += g.result()["chips"][seed % 2] > 0
+    assert firsts / n >= 0.75
