@@ -70,7 +70,12 @@ class Trump(VictoriaBank, DrawMeldDiscard):
     VIEW = {
         "trump": Field("str", "the trump rank of this deal (the starter's rank)"),
         "laid": Field("bool[]", "whether each seat has laid cards on the table this deal (no concealed rummy then)"),
-        "hung": Field("card[][]", "for each table meld, the trump cards hanging from its trump card (by meld id)"),
+        "table": Field(
+            "object[]",
+            "the melds on the table, each {id, owner, kind, cards, identities, hung}: id is the index in this list, "
+            "cards the physical cards and identities what each stands for, both in table order (runs low to high); "
+            "hung the trump cards hanging from its trump card, not part of the meld",
+        ),
     }
 
     @property
@@ -150,7 +155,6 @@ class Trump(VictoriaBank, DrawMeldDiscard):
             **view,
             "trump": RANKS[self.trump - 1],
             "laid": [self.laid(s) for s in range(self.n)],
-            "hung": [list(m.hung) for m in self.table],
         }
 
     def fallback(self, seat: int) -> list[Op]:
