@@ -26,6 +26,7 @@ PLANNERS: dict[str, str] = {
     "rummy-bridge": "sample_bots.bridge_play",
     "seskine": "sample_bots.seskine_play",
     "trump": "sample_bots.trump_play",
+    "victoria": "sample_bots.victoria_play",
 }
 
 

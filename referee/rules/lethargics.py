@@ -18,9 +18,9 @@ between seats and one bank.
 
 from typing import Any
 
-from referee.rules.between import Ask, BetweenDeals
+from referee.rules.between import PHASE, Ask, BetweenDeals
 from referee.rules.chips import BANK, ChipsGame, Move
-from referee.rules.describe import Field
+from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
 
 LIMIT = 100  # beyond rummy: a total above this (Special rules)
@@ -52,6 +52,26 @@ class VictoriaBank(BetweenDeals, ChipsGame):
         "reentry_by_average": Option(
             False, help="a player going over 100 may pay half the bank to stay in at the others' average total"
         ),
+    }
+    PHASES: dict[tuple[str, str], Phase | None] = {
+        ("reentry", PHASE): Phase(
+            "between deals (option reentry_by_average), your total has just gone over 100: re-enter "
+            "(`bid {value: reenter}`, paying `price`, half the main bank, and taking the others' average `total`) or "
+            "`pass` (beyond rummy for the rest of the game). Asked one seat at a time in playing order, answers public",
+            ("bid", "pass"),
+            rare=True,
+        ),
+        ("buydown", PHASE): Phase(
+            "between deals, your total is 80-98 and a lower one exists among the others not beyond rummy: buy down "
+            "(`bid {value: buydown}`, paying `price`, half the main bank, for the `total` of the nearest lower player) "
+            "or `pass`; after a buy-down you are asked again while you may. One seat at a time in playing order",
+            ("bid", "pass"),
+            rare=True,
+        ),
+    }
+    CONSTRAINTS: dict[str, Field | None] = {
+        "price": Field("int", "in phase between-deals: the chips the re-entry or buy-down costs", rare=True),
+        "total": Field("int", "in phase between-deals: your penalty total after it", rare=True),
     }
     VIEW: dict[str, Field | None] = {
         "points": Field("int[]", "each seat's penalty total in the current game (above 100: beyond rummy)"),

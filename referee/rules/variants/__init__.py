@@ -28,6 +28,7 @@ from referee.rules.variants.straight import Straight
 from referee.rules.variants.tonk import Tonk
 from referee.rules.variants.trump import Trump
 from referee.rules.variants.two_candles import TwoCandles
+from referee.rules.variants.victoria import Victoria
 
 VARIANTS: dict[str, type[Game]] = {
     v.slug: v
@@ -58,6 +59,7 @@ VARIANTS: dict[str, type[Game]] = {
         RummyBridge,
         Seskine,
         Trump,
+        Victoria,
     )
 }
 
