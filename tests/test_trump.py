@@ -205,6 +205,14 @@ def test_the_declaration_may_travel_in_the_play_of_the_discard_and_two_cards_up_
     assert g.deal_results[-1]["penalties"][0] == 4
 
 
+def test_a_knock_naming_its_discard_discards_and_declares_as_in_victoria():
+    g = opened_game("4H 5H 6H 2H 7D")
+    draw_and(g, 0, Knock("7D"))
+    assert g.deal_results[-1]["penalties"][0] == 4 and g.deal_results[-1]["hands"][0] == ["2C", "2H", "4H", "5H", "6H"]
+    g = opened_game("4H 5H 6H 4C 7D")
+    assert illegal(g, 0, [Draw("stock"), Knock("7D")]) == "rummy.open-deadwood"
+
+
 def test_two_cards_over_5_allow_no_open_declaration():
     g = opened_game("4H 5H 6H 4C 7D")  # 4C 2C: 6
     assert illegal(g, 0, [Draw("stock"), Discard("7D"), Knock()]) == "rummy.open-deadwood"

@@ -166,6 +166,11 @@ class Trump(VictoriaBank, DrawMeldDiscard):
             if isinstance(op, Knock):
                 raise self.no_rummy(seat)
             raise IllegalAction("play.after-end", "nothing may follow the discard but a declaration of rummy")
+        if isinstance(op, Knock) and op.discard is not None and self.phase == "play":  # as victoria's knock
+            self.discard(seat, Discard(op.discard))
+            if self.phase != "rummy":
+                raise self.no_rummy(seat)
+            return self.declare(seat)
         if isinstance(op, Knock) and self.phase != "rummy":
             raise IllegalAction("rummy.after-discard", "rummy is declared after your discard")
         if self.phase == "rummy":
