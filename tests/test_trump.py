@@ -261,6 +261,14 @@ def test_emptying_the_hand_declares_with_penalty_0():  # Ambiguity 10
     assert deal["winner"] == 0 and deal["penalties"][0] == 0
 
 
+def test_discarding_the_last_card_declares_with_penalty_0_also_through_a_knock():
+    for last in (Discard("9C"), Knock("9C")):
+        g = opened_game("4H 5H 9C")
+        g.stock = ["6H"]
+        g.apply(0, [Draw("stock"), Meld(["4H", "5H", "6H"]), last])
+        assert g.deal_results[-1]["winner"] == 0 and g.deal_results[-1]["penalties"][0] == 0
+
+
 def test_a_player_who_laid_cards_has_no_concealed_declaration():
     g = rig(["7H 8H 9H 4C 7D", "2D 3D 4D 6S"], table=[(1, "5S 6S 7S")], trump="7")
     assert not g.laid(0)

@@ -168,6 +168,8 @@ class Trump(VictoriaBank, DrawMeldDiscard):
             raise IllegalAction("play.after-end", "nothing may follow the discard but a declaration of rummy")
         if isinstance(op, Knock) and op.discard is not None and self.phase == "play":  # as victoria's knock
             self.discard(seat, Discard(op.discard))
+            if not self.hands[seat]:
+                return  # the last card: the empty hand declares by itself (end_play)
             if self.phase != "rummy":
                 raise self.no_rummy(seat)
             return self.declare(seat)
