@@ -114,6 +114,13 @@ def test_the_main_bank_running_out_makes_everyone_stake_again():
     assert game.main_bank == 2 and game.deal_results[-1]["moved"]["stake"] == [-1, -1]
 
 
+def test_a_bank_emptied_by_the_deal_that_ends_the_game_is_not_restaked_twice():
+    game = Banked(2, {"stake": 1, "games": 2}, 8)
+    game.force(0, [0, 0])  # 2 -> 1 left
+    game.force(1, [101, 0])  # seat 1 takes the last chip and wins the game: only the next game's stakes follow
+    assert game.deal_results[-1]["moved"]["stake"] == [-1, -1] and game.main_bank == 2
+
+
 def test_buying_down_takes_half_the_bank_and_the_nearest_lower_total():
     game = Banked(3, {"stake": 10}, 9)
     game.force(2, [90, 60, 0])  # 30 -> 8 to seat 2, 22 left

@@ -22,6 +22,7 @@ from referee.rules.between import PHASE, Ask, BetweenDeals
 from referee.rules.chips import BANK, ChipsGame, Move
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Option
+from referee.rules.errors import ConfigError
 
 LIMIT = 100  # beyond rummy: a total above this (Special rules)
 BUYDOWN_LOW, BUYDOWN_HIGH = 80, 98  # the buy-down window, inclusive (Ambiguity 12)
@@ -96,6 +97,14 @@ class VictoriaBank(BetweenDeals, ChipsGame):
         self.asked: tuple[int, ...] = ()  # seats that have answered no (or were settled) in the current step
         super().__init__(players, options, seed)
 
+    @classmethod
+    def parse_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """The options, with at least one game in the match."""
+        opts = super().parse_options(given)
+        if opts["games"] < 1:
+            raise ConfigError(f"option games: {opts['games']!r} must be at least 1")
+        return opts
+
     # --- the bank -------------------------------------------------------------------------------------------
     @property
     def main_bank(self) -> int:
@@ -146,8 +155,11 @@ class VictoriaBank(BetweenDeals, ChipsGame):
         self.finish_chips_deal(declarer, **detail, penalties=list(penalties), bonus=bonus, change=change)
 
     def restake_if_empty(self) -> None:
-        """Bank runs out: with the main bank at 0 and no winner yet, every player pays the stake again."""
-        if self.main_bank == 0:
+        """Bank runs out: with the main bank at 0 and no winner yet, every player pays the stake again. A game this
+        deal has decided (fewer than two players left who are, or by re-entering could be, not beyond rummy) is not
+        restaked: its next game's stakes follow at once."""
+        could_stay = len(self.contenders()) + (len(self.over_now) if self.opts["reentry_by_average"] else 0)
+        if self.main_bank == 0 and could_stay >= 2:
             self.ante(range(self.n), self.opts["stake"], "stake")
 
     # --- between deals --------------------------------------------------------------------------------------
@@ -203,7 +215,9 @@ class VictoriaBank(BetweenDeals, ChipsGame):
     def between_done(self) -> None:
         assert self.pending is not None
         if not self.pending.detail.get("annulled"):
-            self.note(points=list(self.points), beyond=list(self.beyond), carry=list(self.carry), game=self.game_no)
+            self.note(
+                penalty_totals=list(self.points), beyond=list(self.beyond), carry=list(self.carry), game=self.game_no
+            )
 
     def contenders(self) -> list[int]:
         """The seats not beyond rummy (those over 100 in this deal who have not re-entered left out)."""
