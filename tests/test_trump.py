@@ -361,6 +361,10 @@ def test_romis_play_finishes_by_seed_prints_the_bank_and_replays(players, tmp_pa
     assert chips[0] == chips[1] and results[0]["deals"] == results[1]["deals"] and results[0]["unit"] == "chips"
     assert sum(chips[0]) + results[0]["bank"] == 0 and all(seat["fault"] is None for seat in results[0]["seats"])
     assert run(["replay", str(tmp_path / "game0.jsonl")]) == 0
+    capsys.readouterr()
+    assert run(argv) == 0
+    text = capsys.readouterr().out
+    assert "chips" in text and f"bank: {results[0]['bank']} chip(s) left" in text
 
 
 def test_greedy_beats_random_on_net_chips():
