@@ -154,7 +154,7 @@ def test_anyone_exchanges_a_joker_for_the_exact_card_and_takes_it_to_hand():  # 
 # --- the trump rank and the starter ------------------------------------------------------------------------------
 def test_the_starters_rank_is_trump_and_a_joker_starter_goes_under_the_stock():  # Ambiguity 17
     seen_joker = False
-    for seed in range(300):  # about one deal in 50 turns a joker
+    for seed in range(300):  # a joker is turned up in about one deal in 50
         g = Trump(2, {}, seed)
         starter = g.piles[0][-1]
         assert starter != "JK" and g.trump == rank(starter) and g.view(0)["trump"] == starter[0]
@@ -221,11 +221,11 @@ def test_two_cards_over_5_allow_no_open_declaration():
 
 
 def test_the_lower_penalty_applies_when_one_and_two_cards_both_fit():  # Ambiguity 16
-    # 7H 8H 9H TH + 2C 3C: either 3C... one card out needs a 5-card meld; here TH out (10) or 2C 3C out (5)
-    g = opened_game("7H 8H 9H 3C 2D 6D", hand1="2D 5D 9D 6S 8S JC")
-    g.stock = ["TH"] * 5
-    draw_and(g, 0, Discard("6D"))
+    # 2C 3C JK 5C 7C: 2C 3C JK(4C) 5C leaves 7C out (7); 5C JK(6C) 7C leaves 2C 3C out (5): the lower, 5
+    g = opened_game("2C 3C JK 5C 9D", stock=["7C"])
+    draw_and(g, 0, Discard("9D"))
     assert g.decision(0).constraints["declaration"]["penalty"] == 5
+    assert g.open_penalty(["2C", "3C", "JK", "5C", "7C", "KH"]) is None  # with KH: 7C and KH, or three cards, left out
 
 
 def test_cards_still_in_combinations_in_hand_count_as_a_zero_declaration():  # Ambiguity 16
