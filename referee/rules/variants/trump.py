@@ -3,9 +3,7 @@ lethargics, with melding during play (a 30-point opening, additions to one's own
 trump (trump cards hang from a natural trump card in any meld), joker exchange by anyone, and a declaration after
 the discard: open (0, 1, or 2 cards worth at most 5 left) or concealed (a Victoria pattern)."""
 
-from collections import Counter
 from dataclasses import replace
-from itertools import combinations
 from math import ceil
 from typing import Any
 
@@ -18,7 +16,7 @@ from referee.rules.engine import Option
 from referee.rules.errors import IllegalAction
 from referee.rules.lethargics import VictoriaBank
 from referee.rules.melds import TableMeld, lay_off
-from referee.rules.patterns import VICTORIA_MELDS, victoria_pattern
+from referee.rules.patterns import VICTORIA_MELDS, fewest_left_out, victoria_pattern
 from referee.rules.solver import best_split
 
 
@@ -270,22 +268,12 @@ class Trump(VictoriaBank, DrawMeldDiscard):
         return IllegalAction("rummy.no-pattern", "a concealed rummy needs one of Victoria's seven patterns")
 
     def open_penalty(self, hand: list[str]) -> int | None:
-        """Special rules (A), Ambiguity 16: 0 if every card is in combinations, else the lower of the one card
-        left out and the two cards left out worth at most 5; None if neither fits."""
-        rules = self.meld_rules
-        if not best_split(hand, rules, self.penalty).deadwood:
+        """Special rules (A), Ambiguity 16: 0 if every card is in combinations, else the lower of one card left
+        out and two left out worth at most 5; None if neither fits."""
+        if not best_split(hand, self.meld_rules, self.penalty).deadwood:
             return 0
-        found = []
-        for size in (1, 2):
-            for out in set(combinations(sorted(hand), size)):
-                worth = sum(map(self.penalty, out))
-                if (size == 1 or worth <= 5) and not best_split(self.rest(hand, out), rules, self.penalty).deadwood:
-                    found.append(worth)
-        return min(found, default=None)
-
-    @staticmethod
-    def rest(hand: list[str], out: tuple[str, ...]) -> list[str]:
-        return list((Counter(hand) - Counter(out)).elements())
+        found = fewest_left_out(hand, self.meld_rules, self.penalty)
+        return None if found is None else found.penalty
 
     def concealed(self, hand: list[str]) -> dict[str, Any] | None:
         """Special rules (B): the best Victoria pattern of the whole 10-card hand, the ace at 11 (rules/victoria.md,
