@@ -74,10 +74,15 @@ def variants(
     if markdown:
         typer.echo(render_reference(rows), nl=False)
         return
+    table = []
     for r in rows:
         low, high = r["players"]
-        players = f"{low} players" if low == high else f"{low}-{high} players"
-        typer.echo(f"{r['slug']:<14} {r['name']:<22} {r['local_name']:<22} {players:<12} {r['family']}")
+        table.append(
+            (r["slug"], r["name"], r["local_name"], f"{low} players" if low == high else f"{low}-{high} players")
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(4)]  # columns as wide as their longest entry
+    for row, r in zip(table, rows):
+        typer.echo(" ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " " + r["family"])
 
 
 @app.command()

@@ -32,6 +32,7 @@ PLANNERS: dict[str, str] = {
     "hungarian": "sample_bots.hungarian_play",
     "carpathian": "sample_bots.carpathian_play",
     "conquian": "sample_bots.conquian_play",
+    "trump": "sample_bots.trump_play",
     "victoria": "sample_bots.victoria_play",
     "mississippi": "sample_bots.mississippi_play",
 }

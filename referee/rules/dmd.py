@@ -484,7 +484,7 @@ class DrawMeldDiscard(Game):
             [c for h in self.hands for c in h]
             + self.stock
             + [c for p in self.piles for c in p]
-            + [c for m in self.table for c in m.cards]
+            + [c for m in self.table for c in m.cards + m.hung]
         )
 
     def hidden_zones(self, seat: int) -> list[list[str]]:

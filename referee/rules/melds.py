@@ -54,6 +54,7 @@ class TableMeld:
     cards: tuple[str, ...]
     ids: tuple[str, ...]
     owner: int = -1
+    hung: tuple[str, ...] = ()  # cards hanging from the meld's trump card, not part of the meld (rules/trump.md)
 
     def wild_positions(self) -> list[int]:
         """Positions holding a wild card that stands for another card."""

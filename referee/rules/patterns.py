@@ -219,3 +219,9 @@ def can_declare(hand: list[str], rules: MeldRules) -> bool:
         return True
     # every pattern but the one-suit ones leaves at most 3 of 10 cards outside combinations
     return len(best_split(hand, rules, lambda c: 1).deadwood) <= 3 + len(hand) - 10
+
+
+def fewest_left_out(hand: list[str], rules: MeldRules, value: Value) -> Pattern | None:
+    """Patterns 1 and 2 on a hand of any size: all cards in combinations but one (any) or two (at most 5 pips),
+    the lower penalty; None if neither (trump's open declaration, rules/trump.md, Ambiguity 16)."""
+    return _low(_Hand(hand, rules, value))

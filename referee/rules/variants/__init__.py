@@ -34,6 +34,7 @@ from referee.rules.variants.stairs import Stairs
 from referee.rules.variants.straight import Straight
 from referee.rules.variants.tariff_bridge import TariffBridge
 from referee.rules.variants.tonk import Tonk
+from referee.rules.variants.trump import Trump
 from referee.rules.variants.two_candles import TwoCandles
 from referee.rules.variants.victoria import Victoria
 
@@ -72,6 +73,7 @@ VARIANTS: dict[str, type[Game]] = {
         Hungarian,
         Carpathian,
         Conquian,
+        Trump,
         Victoria,
         Mississippi,
     )
