@@ -34,6 +34,7 @@ PLANNERS: dict[str, str] = {
     "conquian": "sample_bots.conquian_play",
     "trump": "sample_bots.trump_play",
     "victoria": "sample_bots.victoria_play",
+    "mississippi": "sample_bots.mississippi_play",
 }
 
 

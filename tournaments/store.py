@@ -195,7 +195,7 @@ class Store:
         """Record that a run of the schedule `specs` starts now and what it runs under (an event: each of its
         `variant`s, with its games scheduled); refuse to add to results played under other rules or with the
         entrants seated otherwise."""
-        info = {**run_info(variant), "games_scheduled": len(specs)}
+        info = {**run_info(variant, {s.variant: s.options for s in reversed(specs)}), "games_scheduled": len(specs)}
         for v in info.get("variants", []):
             v["games_scheduled"] = sum(part_of(s.key) == v["slug"] for s in specs)
         for i, v in enumerate(info.get("variants") or [info["variant"]]):
@@ -351,23 +351,25 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     raise ConfigError(f"{path}: cannot be read as a romis results database ({error})")
 
 
-def run_info(variant: str | list[str]) -> dict[str, Any]:
+def run_info(variant: str | list[str], options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """What a run plays under besides its configuration: romis and protocol versions and the variant's rules
-    (an event's: `variants`, each variant's rules in the order of its parts)."""
+    (an event's: `variants`, each variant's rules in the order of its parts), under each variant's `options`."""
     # imported here: only a run needs the referee (trio and all), a report of the database does not
     from protocol import PROTOCOL_VERSION
     from referee.play import romis_version
 
+    opts = options or {}
     rules = (
-        {"variant": variant_info(variant)}
+        {"variant": variant_info(variant, opts.get(variant))}
         if isinstance(variant, str)
-        else {"variants": list(map(variant_info, variant))}
+        else {"variants": [variant_info(v, opts.get(v)) for v in variant]}
     )
     return {"romis": romis_version(), "protocol": PROTOCOL_VERSION, **rules}
 
 
-def variant_info(variant: str) -> dict[str, Any]:
-    """A variant's name, rules version, scoring direction and unit, as a run records them."""
+def variant_info(variant: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A variant's name, rules version, scoring direction and unit (under `options`: mississippi's money_mode
+    plays for chips), as a run records them."""
     from referee.rules.engine import Game
     from referee.rules.variants import find_variant
 
@@ -377,8 +379,8 @@ def variant_info(variant: str) -> dict[str, Any]:
         "name": cls.name,
         "local_name": cls.local_name,
         "rules_version": cls.rules_version,
-        "low_wins": cls.low_wins,
-        "unit": getattr(cls, "unit", "points"),  # "chips" where the variant is played for chips
+        "low_wins": cls.low_wins_for(options or {}),
+        "unit": cls.unit_for(options or {}),  # "chips" where the variant is played for chips
         # a variant with its own dealer rule lets play decide who deals later deals (gin: the winner)
         "dealer_follows_play": cls.next_dealer is not Game.next_dealer,
     }

@@ -107,6 +107,8 @@ class Game:
         self.n = players
         self.seed = seed
         self.opts = self.parse_options(options or {})
+        # what the totals count and which way they rank may depend on an option (mississippi's money_mode)
+        self.unit, self.low_wins = self.unit_for(self.opts), self.low_wins_for(self.opts)
         self.log: list[Event] = []
         self.totals: list[float] = [0] * players
         self.deal_results: list[dict] = []
@@ -146,6 +148,16 @@ class Game:
         if unknown:
             raise ConfigError(f"unknown option {unknown[0]!r} for {cls.slug}{did_you_mean(unknown[0], known)}")
         return {k: (o.parse(k, given[k]) if k in given else o.default) for k, o in known.items()}
+
+    @classmethod
+    def unit_for(cls, options: dict[str, Any]) -> str:
+        """What the totals count under `options` ("points" or "chips"): by default the class's `unit`."""
+        return cls.unit
+
+    @classmethod
+    def low_wins_for(cls, options: dict[str, Any]) -> bool:
+        """Whether the lowest total wins under `options`: by default the class's `low_wins`."""
+        return cls.low_wins
 
     # --- the interface every caller uses --------------------------------------
     def to_act(self) -> list[int]:

@@ -61,16 +61,21 @@ class MeldKind:
 class WholeHand:
     """A combination that takes a whole hand of `size` cards at once (rules/rummy-bridge.md, Valid combinations:
     one suit, figures): its natural cards are of the ranks `ranks` and, with `one_suit`, all of one suit; a wild
-    card stands for a card it admits (the first natural card's identity unless declared)."""
+    card stands for a card it admits (the first natural card's identity unless declared). With `at_least`, `size`
+    is only the fewest cards: the combination need not be the whole hand, and any card it admits may be laid off
+    on it; without `wild`, a wild card may join only as itself (rules/mississippi.md: ten or more cards of one
+    suit, Ambiguity 4)."""
 
     name: str
     size: int
     ranks: tuple[int, ...] = tuple(range(1, 14))
     one_suit: bool = False
+    at_least: bool = False
+    wild: bool = True
 
     def broken(self, ids: Sequence[str]) -> str | None:
         """The rule the identities `ids` break as this combination, or None when they form it."""
-        if len(ids) != self.size:
+        if len(ids) < self.size if self.at_least else len(ids) != self.size:
             return "whole.size"
         if any(x == "JK" or rank(x) not in self.ranks for x in ids):
             return "whole.ranks"
@@ -80,6 +85,9 @@ class WholeHand:
         """The combination as the reference describes it."""
         ranks = "any ranks" if len(self.ranks) == 13 else "ranks " + ",".join(RANKS[r - 1] for r in self.ranks)
         suits = "all of one suit" if self.one_suit else "any suits"
+        if self.at_least:
+            wild = "" if self.wild else ", no wild cards (a wild card only as itself)"
+            return f"meld kind {self.name!r} is {self.size} or more cards, {suits}, {ranks}{wild}; it takes lay-offs."
         return f"meld kind {self.name!r} is a whole hand of {self.size} cards, {suits}, {ranks}."
 
 

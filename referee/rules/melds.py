@@ -223,12 +223,15 @@ def assign(
     if kind is not None and kind not in names:
         raise illegal("meld.kind", f"{kind!r} is not a kind of meld here ({', '.join(names)})")
     wild_idx = [i for i, c in enumerate(cards) if is_wild(c, rules)]
-    if identities is None and kind in names[2:] and wild_idx:  # a whole-hand combination's wild cards
+    whole = named.whole(rules, kind)
+    if identities is None and whole is not None and wild_idx:  # a whole-hand combination's wild cards
         first = next((c for c in cards if not is_wild(c, rules)), None)
-        identities = [first or cards[0]] * len(wild_idx)
+        identities = [first or cards[0]] * len(wild_idx) if whole.wild else [cards[i] for i in wild_idx]
     if identities is not None:
         if len(identities) != len(wild_idx):
             raise illegal("meld.identities", f"{len(wild_idx)} wild card(s) but {len(identities)} identities given")
+        if whole is not None and not whole.wild and any(x != cards[i] for i, x in zip(wild_idx, identities)):
+            raise illegal("whole.no-wild", f"a wild card joins a {whole.name} only as itself")
         ids = list(cards)
         for i, x in zip(wild_idx, identities):
             if x == JOKER:

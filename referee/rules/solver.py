@@ -37,7 +37,38 @@ def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
         return Split(*kinds.best_split(hand, rules, value))
     search = _Search(hand, rules, value)
     split = search.split(search.full)
-    return (whole_split(hand, rules) or split) if split.deadwood else split
+    if not split.deadwood or not rules.wholes:
+        return split
+    return whole_split(hand, rules) or grown_split(hand, rules, value, split)
+
+
+def grown_split(hand: list[str], rules: MeldRules, value: Value, split: Split) -> Split:
+    """The better of `split` and the best split holding a combination of `rules.wholes` that need not be the
+    whole hand (`at_least`: rules/mississippi.md, ten or more cards of one suit): such a combination takes the
+    cards of one group (a suit, with `one_suit`) as themselves, less at most two left for the other melds."""
+    best = split
+    for w in (w for w in rules.wholes if w.at_least):
+        groups: dict[str, list[str]] = {}
+        for c in sorted(hand, key=_order):
+            if c != JOKER and rank(c) in w.ranks:
+                groups.setdefault(suit(c) if w.one_suit else "", []).append(c)
+        for group in (g for g in groups.values() if len(g) >= w.size):
+            for k in range(min(2, len(group) - w.size) + 1):
+                for kept in sorted(set(combinations(group, k))):
+                    cards = list(group)
+                    for c in kept:
+                        cards.remove(c)
+                    try:
+                        meld = new_meld(cards, rules, kind=w.name)
+                    except IllegalAction:
+                        continue
+                    rest = list(hand)
+                    for c in cards:
+                        rest.remove(c)
+                    sub = best_split(rest, rules, value)
+                    if (sub.points, len(sub.deadwood)) < (best.points, len(best.deadwood)):
+                        best = Split([meld, *sub.melds], sub.deadwood, sub.points)
+    return best
 
 
 def whole_split(hand: list[str], rules: MeldRules) -> Split | None:
@@ -62,6 +93,10 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         card = min(sorted(splits, key=_order), key=lambda c: (splits[c].points, len(splits[c].deadwood)))
         return card, splits[card]
     search = _Search(hand, rules, value)
+    if any(w.at_least for w in rules.wholes):  # a combination that need not be the whole hand: split each rest
+        rests = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
+        card = min(search.codes, key=lambda c: (rests[c].points, len(rests[c].deadwood)))
+        return card, rests[card]
     card = min(search.codes, key=lambda c: search.cost(search.without(c)))
     split = search.split(search.without(card))
     for c in search.codes if split.deadwood and rules.wholes else ():

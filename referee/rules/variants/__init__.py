@@ -20,6 +20,7 @@ from referee.rules.variants.kalukis import Kalukis
 from referee.rules.variants.krambambulis import Krambambulis
 from referee.rules.variants.liverpool import Liverpool
 from referee.rules.variants.may_i import MayI
+from referee.rules.variants.mississippi import Mississippi
 from referee.rules.variants.new_oklahoma import NewOklahoma
 from referee.rules.variants.oklahoma_gin import OklahomaGin
 from referee.rules.variants.orija import Orija
@@ -74,6 +75,7 @@ VARIANTS: dict[str, type[Game]] = {
         Conquian,
         Trump,
         Victoria,
+        Mississippi,
     )
 }
 
