@@ -35,7 +35,8 @@ class Carousel(FinalRound, TableMoves):
     PHASES = {
         ("turn", "draw"): Phase("the start of your turn: draw the top stock card", ("draw",)),
         ("turn", "play"): Phase(
-            "after a draw (each draw is a play of its own): meld, lay off on any meld and rob opponents' melds (a table action ends your drawing and, "
+            "after a draw (each draw is a play of its own): meld, lay off on any meld and rob opponents' melds "
+            "(a table action ends your drawing and, "
             "with this play, your turn); or draw again (at most three draws; constraint `draws`); or knock when "
             "your free points are 5 or less (`may_knock`); with the stock empty, `pass` ends the turn",
             ("draw", "knock", "pass"),
