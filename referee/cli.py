@@ -94,7 +94,6 @@ def rules(
 ) -> None:
     """Show a variant's rules (docs/rules/VARIANT.md) in the terminal."""
     from referee.reference import rules_file
-    from referee.rules.variants import VARIANTS
 
     file = rules_file(variant)
     if not file.is_file():
@@ -102,8 +101,6 @@ def rules(
     if path:
         typer.echo(str(file))
         return
-    if variant and not file.stem.startswith("_") and file.stem not in VARIANTS:
-        typer.echo(f"romis: note: {file.stem} is specified but not implemented yet (see `romis variants`)", err=True)
     from rich.console import Console
     from rich.markdown import Markdown
 

@@ -26,9 +26,11 @@ def cards(g, meld):
 def test_worked_example_showdown_after_a_knock_pays_the_knocker_the_others_free_points_less_his_own_plus_10():
     # A's free cards AS 3D = 4; B's free points 12 (QC 2H), C's 30 (KC QD TH)
     g = rig(["4H 5H 6H AS 3D", "QC 2H 7S 7H 7D", "KC QD TH"], stock=("9C", "8C"))
-    assert illegal(g, 0, [Draw("stock"), Knock()]) == "knock.too-many-points"  # the 8C drawn makes AS 3D 8C = 12
+    g.apply(0, [Draw("stock")])
+    assert illegal(g, 0, [Knock()]) == "knock.too-many-points"  # the 8C drawn makes AS 3D 8C = 12
     g = rig(["4H 5H 6H AS 3D 8D 8S", "QC 2H 7S 7H 7D", "KC QD TH"], stock=("9C", "8C"))
-    g.apply(0, [Draw("stock"), Knock()])  # 8C makes a set of 8s: free AS 3D = 4
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Knock()])  # 8C makes a set of 8s: free AS 3D = 4
     deal = g.deal_results[0]
     assert deal["free_points"] == [4, 12, 30] and deal["winner"] == 0
     assert deal["scores"] == [(12 + 30) - 4 + 10, 0, 0] == [48, 0, 0]
@@ -36,7 +38,8 @@ def test_worked_example_showdown_after_a_knock_pays_the_knocker_the_others_free_
 
 def test_worked_example_going_out_all_at_once_adds_25():
     g = rig(["4H 5H 6H 9S 9D", "JK", "2C 3D 4S"], stock=("9C",))
-    g.apply(0, [Draw("stock"), Meld(["4H", "5H", "6H"]), Meld(["9S", "9D", "9C"])])
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["4H", "5H", "6H"]), Meld(["9S", "9D", "9C"])])
     deal = g.deal_results[0]
     assert deal["free_points"] == [0, 25, 9] and deal["at_once"]
     assert deal["scores"] == [34 - 0 + 10 + 25, 0, 0] == [69, 0, 0]
@@ -44,7 +47,8 @@ def test_worked_example_going_out_all_at_once_adds_25():
 
 def test_going_out_after_an_earlier_table_action_gets_no_at_once_bonus():
     g = rig(["9S 9D", "JK", "2C 3D 4S"], table=[(0, "4H 5H 6H")], stock=("9C",), placed=[True, False, False])
-    g.apply(0, [Draw("stock"), Meld(["9S", "9D", "9C"])])
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["9S", "9D", "9C"])])
     assert g.deal_results[0]["scores"] == [44, 0, 0] and not g.deal_results[0]["at_once"]
 
 
@@ -59,7 +63,8 @@ def test_worked_example_rob_keeps_three_valid_cards_in_the_robbed_meld():
 def test_worked_example_the_first_to_150_gets_100_more_and_the_match_ends():
     g = rig(["4H 5H 6H 9S 9D", "5C", "2C 3D"], stock=("9C",))
     g.totals = [140, 0, 0]
-    g.apply(0, [Draw("stock"), Meld(["4H", "5H", "6H"]), Knock()])  # free 9S 9D 9C: none; knock at 0
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["4H", "5H", "6H"]), Knock()])  # free 9S 9D 9C: none; knock at 0
     deal = g.deal_results[0]
     assert deal["scores"][0] == (5 + 5) - 0 + 10 + 100 and deal["target_bonus"]
     assert g.is_over() and g.result()["ranks"][0] == 1
@@ -68,14 +73,16 @@ def test_worked_example_the_first_to_150_gets_100_more_and_the_match_ends():
 def test_worked_example_match_a_player_at_140_winning_25_reaches_265():
     g = rig(["4H 5H 6H AS 3D 8D 8S", "QC 2H 7S 7H 7D", "7C"], stock=("9C", "8C"))
     g.totals = [140, 0, 0]
-    g.apply(0, [Draw("stock"), Knock()])  # free AS 3D = 4; the others 12 and 7: 19 - 4 + 10 = 25
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Knock()])  # free AS 3D = 4; the others 12 and 7: 19 - 4 + 10 = 25
     assert g.deal_results[0]["scores"] == [25 + 100, 0, 0]
     assert g.totals[0] == 265 and g.is_over()
 
 
 def test_the_lowest_free_total_wins_a_showdown_not_necessarily_the_knocker():
     g = rig(["4H 5H 6H AS 3D 8D 8S", "QC 2H 7S 7H 7D", "3C"], stock=("9C", "8C"))
-    g.apply(0, [Draw("stock"), Knock()])  # knocker 4; C has 3
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Knock()])  # knocker 4; C has 3
     assert g.deal_results[0]["winner"] == 2 and g.deal_results[0]["scores"] == [0, 0, (4 + 12) - 3 + 10]
 
 
@@ -93,15 +100,17 @@ def test_a_player_who_puts_nothing_down_must_draw_again_up_to_three_times_then_h
 
 def test_a_table_action_ends_the_drawing_and_the_turn():
     g = rig(["4H 5H 6H 2S 9D", "3S"], stock=["KC"] * 10)
-    g.apply(0, [Draw("stock"), Meld(["4H", "5H", "6H"])])
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Meld(["4H", "5H", "6H"])])
     assert (g.turn, g.phase) == (1, "draw")
     g = rig(["4H 5H 6H 2S 9D", "3S"], stock=["KC"] * 10)
-    assert illegal(g, 0, [Draw("stock"), Meld(["4H", "5H", "6H"]), Draw("stock")]) == "draw.after-table-action"
+    g.apply(0, [Draw("stock")])
+    assert illegal(g, 0, [Meld(["4H", "5H", "6H"]), Draw("stock")]) == "draw.after-table-action"
 
 
 def test_after_a_third_draw_only_a_knock_or_a_pass_and_no_table_action():
     g = rig(["4H 5H 6H 2S", "3S"], stock=["AC", "7D", "9D"])
-    assert illegal(g, 0, [Draw("stock"), Draw("stock")]) == "draw.one-per-play"  # each card is seen first
+    assert illegal(g, 0, [Draw("stock"), Draw("stock")]) == "draw.ends-play"  # each card is seen first
     for _ in range(3):
         g.apply(0, [Draw("stock")])
     assert g.turn == 1  # free 2S 9D 7D AC = 19: no knock, so the third draw ended the turn
@@ -118,23 +127,29 @@ def test_after_a_third_draw_only_a_knock_or_a_pass_and_no_table_action():
 
 def test_variant_specific_illegal_plays_are_rejected_with_their_rules_and_change_nothing():
     g = rig(["4H 5H 6H 2S KD", "3S 3D 3H"], table=[(1, "9C 9D 9S")], stock=["KC"] * 5)
-    before = (list(map(list, g.hands)), list(g.stock), list(g.table))
     assert illegal(g, 0, [Draw("discard")]) == "draw.stock-only"
     assert illegal(g, 0, [Knock()]) == "knock.before-draw"
     assert illegal(g, 0, [Meld(["4H", "5H", "6H"])]) == "play.before-draw"
-    assert illegal(g, 0, [Draw("stock"), Discard("KD")]) == "discard.no-pile"
-    assert illegal(g, 0, [Draw("stock"), Knock()]) == "knock.too-many-points"
-    assert illegal(g, 0, [Draw("stock"), Exchange(0, "2S")]) == "exchange.none"
-    assert (list(map(list, g.hands)), list(g.stock), list(g.table)) == before
+    assert illegal(g, 0, [Draw("stock"), Meld(["4H", "5H", "6H"])]) == "draw.ends-play"  # the card is seen first
+    g.apply(0, [Draw("stock")])
+    before = (list(map(list, g.hands)), list(g.stock), list(g.table), g.draws)
+    assert illegal(g, 0, [Discard("KD")]) == "discard.no-pile"
+    assert illegal(g, 0, [Knock()]) == "knock.too-many-points"
+    assert illegal(g, 0, [Exchange(0, "2S")]) == "exchange.none"
+    assert illegal(g, 0, [Meld(["4H", "5H", "6H"]), Discard("KD")]) == "discard.no-pile"
+    assert (list(map(list, g.hands)), list(g.stock), list(g.table), g.draws) == before
     g2 = rig(["4H 5H 6H 9H", "3S"], table=[(0, "7C 7D 7S 7H")], stock=["KC"] * 5)
-    assert illegal(g2, 0, [Draw("stock"), Take(0, ["7H"]), Meld(["4H", "5H", "6H", "7H"])]) == "rob.own-meld"
+    g2.apply(0, [Draw("stock")])
+    assert illegal(g2, 0, [Take(0, ["7H"]), Meld(["4H", "5H", "6H", "7H"])]) == "rob.own-meld"
     g3 = rig(["TH JH 2C 5S", "KD"], table=[(1, "6H 7H 8H 9H")], stock=["KC"] * 5)
-    assert illegal(g3, 0, [Draw("stock"), Take(0, ["9H"]), LayOff(0, ["9H"])]) == "rob.unplaced"
+    g3.apply(0, [Draw("stock")])
+    assert illegal(g3, 0, [Take(0, ["9H"]), LayOff(0, ["9H"])]) == "rob.unplaced"
 
 
 def test_lay_offs_on_any_meld_from_the_start_count_as_a_table_action():
     g = rig(["KH 2S 5D", "3S"], table=[(1, "9H TH JH QH")], stock=["8C"] * 5)
-    g.apply(0, [Draw("stock"), LayOff(0, ["KH"])])
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [LayOff(0, ["KH"])])
     assert cards(g, 0) == "9H TH JH QH KH" and g.turn == 1
 
 
@@ -158,7 +173,8 @@ def test_after_the_last_stock_card_everyone_has_one_more_turn_from_the_next_play
 
 def test_a_stock_out_tie_goes_to_the_first_in_the_final_rounds_order():
     g = rig(["2S 5D", "3S 4C", "4D 3D"], stock=["9C"], turn=1)  # seats 0 and 2 tie at 7; order 2, 0, 1
-    g.apply(1, [Draw("stock"), Pass()])
+    g.apply(1, [Draw("stock")])
+    g.apply(1, [Pass()])
     for s in (2, 0, 1):
         g.apply(s, [Pass()])
     assert g.deal_results[0]["winner"] == 2
@@ -166,16 +182,19 @@ def test_a_stock_out_tie_goes_to_the_first_in_the_final_rounds_order():
 
 def test_a_knock_tie_goes_to_the_knocker_else_nearest_to_his_left():
     g = rig(["4H 5H 6H 3S", "AS 2D", "3C"], stock=["KC", "AD"])
-    g.apply(0, [Draw("stock"), Knock()])  # knocker 0: free 3S AD = 4; seat 1 free 3; seat 2 free 3
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Knock()])  # knocker 0: free 3S AD = 4; seat 1 free 3; seat 2 free 3
     assert g.deal_results[0]["winner"] == 1  # seats 1 and 2 tie below the knocker: nearest his left
     g = rig(["4H 5H 6H 2S", "AS 2D", "3C"], stock=["KC", "AD"])
-    g.apply(0, [Draw("stock"), Knock()])  # knocker free 2S AD = 3, tied with both
+    g.apply(0, [Draw("stock")])
+    g.apply(0, [Knock()])  # knocker free 2S AD = 3, tied with both
     assert g.deal_results[0]["winner"] == 0
 
 
 def test_going_out_in_the_final_round_ends_the_deal_at_once():
     g = rig(["2S 5D", "3S 4C", "KD QD JD"], stock=["9C"], turn=1)
-    g.apply(1, [Draw("stock"), Pass()])
+    g.apply(1, [Draw("stock")])
+    g.apply(1, [Pass()])
     g.apply(2, [Meld(["JD", "QD", "KD"])])
     deal = g.deal_results[0]
     assert deal["winner"] == 2 and deal["end"] == "out" and deal["scores"][2] == 7 + 16 + 10 + 25

@@ -10,8 +10,8 @@ from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
 from referee.rules.describe import Field, Phase
-from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
+from referee.rules.finals import FinalRound
 from referee.rules.melds import MeldRules, is_valid
 from referee.rules.solver import Split, Value, best_split, candidate_melds
 
@@ -54,7 +54,7 @@ DECLARE = Phase(
 )
 
 
-class AllAtOnce(DrawMeldDiscard):
+class AllAtOnce(FinalRound):
     """Engine of the all-at-once family: whole-hand declarations and the interruption round.
 
     Phases: `draw`, `play` (discard, or declare rummy) in a normal turn; `last-draw` and `declare` in the
@@ -70,7 +70,7 @@ class AllAtOnce(DrawMeldDiscard):
     rummy_discards = False  # a rummy after the draw ends with a discard: all cards but one shown (rummy-bridge)
     dealer_opens = False  # the dealer is dealt one card more and opens by discarding; no starter (rummy-bridge)
     first_opens = False  # Pirmasis is dealt one card more and opens by discarding; no starter (hungarian)
-    _mutable = DrawMeldDiscard._mutable + ("declared", "laid_off", "drew", "pile_draws")
+    _mutable = FinalRound._mutable + ("declared", "laid_off", "drew", "pile_draws")
     PHASES = {
         ("turn", "draw"): Phase(
             "the start of your turn: draw one card; where immediate_rummy is true you may instead declare your whole "
@@ -128,7 +128,6 @@ class AllAtOnce(DrawMeldDiscard):
             self.hands[opener].append(self.stock.pop())
             self.turn, self.phase = opener, "play"
         self.interrupter: int | None = None
-        self.finals = 0  # final turns played in the interruption round
         self.declared: list[list[str]] = [[] for _ in range(self.n)]  # cards put down in one's own combinations
         self.laid_off = [False] * self.n  # added cards to another player's combination
         self.drew = [False] * self.n  # took a card from the stock or the pile this deal
@@ -281,19 +280,14 @@ class AllAtOnce(DrawMeldDiscard):
         interruption, the stock could not be rebuilt: a stalemate."""
         if not self.interruption:
             return self.end_deal(winner=None)
-        self.interrupter = self.turn = self.next_seat(self.turn)
-        self.phase = "last-draw"
+        self.interrupter = self.next_seat(self.turn)
         self.emit({"type": "interruption", "seat": self.interrupter, "stock": len(self.stock)})
+        self.begin_final_round(self.order_from(self.interrupter), "last-draw")  # everyone, the interrupter first
 
-    def next_final_turn(self) -> None:
-        """Pass on to the next final turn, or end the deal after the last one."""
-        self.finals += 1
-        self.taken, self.placed_now = None, False
-        if self.finals == len(self.seats_in()):
-            self.phase = "over"
-            return self.settle("interruption", None)
-        self.turn = self.next_seat(self.turn)
-        self.phase = "last-draw"
+    def final_round_over(self) -> None:
+        """The interruption round is over: the deal is scored without a winner of its own."""
+        self.phase = "over"
+        self.settle("interruption", None)
 
     def end_deal(self, winner: int | None) -> None:
         """A rummy (before the draw: an immediate rummy), or the turn cap (no winner)."""

@@ -34,9 +34,11 @@ class FinalRound(DrawMeldDiscard):
         """Whether the deal is in its final round."""
         return self.finals is not None
 
-    def begin_final_round(self, seats: list[int], **event: Any) -> None:
-        """Start the final round: `seats` each play one final turn, in this order."""
+    def begin_final_round(self, seats: list[int], phase: str | None = None, **event: Any) -> None:
+        """Start the final round: `seats` each play one final turn, in this order, each beginning in `phase`
+        (default `final_phase`; a variant with two kinds of final round names the phase of this one)."""
         self.finals = tuple(seats)
+        self.finals_phase = phase or self.final_phase
         self.emit({"type": "final_round", "seats": list(seats), **event})
         self.next_final_turn()
 
@@ -47,7 +49,7 @@ class FinalRound(DrawMeldDiscard):
         if not self.finals:
             return self.final_round_over()
         self.turn, self.finals = self.finals[0], self.finals[1:]
-        self.phase = self.final_phase
+        self.phase = self.finals_phase
 
     def final_round_over(self) -> None:
         """Hook: every final turn has been played; by default the deal ends without a winner."""

@@ -28,13 +28,15 @@ class Carousel(FinalRound, TableMoves):
     starter = False  # no starter and no discard pile
     rebuild_stock = False
     predraw_plays = False
+    stock_draw_ends_play = True  # every draw is a play of its own: the card is seen before it is used
     robbing = True  # Special rules 2
     low_wins = False  # only the winner scores: the highest total wins
     unused_options = frozenset({"allow_rediscard"})  # there are no discards
     PHASES = {
         ("turn", "draw"): Phase("the start of your turn: draw the top stock card", ("draw",)),
         ("turn", "play"): Phase(
-            "after a draw: meld, lay off on any meld and rob opponents' melds (a table action ends your drawing and, "
+            "after a draw (each draw is a play of its own): meld, lay off on any meld and rob opponents' melds "
+            "(a table action ends your drawing and, "
             "with this play, your turn); or draw again (at most three draws; constraint `draws`); or knock when "
             "your free points are 5 or less (`may_knock`); with the stock empty, `pass` ends the turn",
             ("draw", "knock", "pass"),
@@ -120,10 +122,6 @@ class Carousel(FinalRound, TableMoves):
         return [next((o for o in options if not isinstance(o, Knock)), options[0])]
 
     # --- a play -------------------------------------------------------------------------------
-    def _apply(self, seat: int, ops: list[Op]) -> None:
-        self.drew_in_play = False
-        super()._apply(seat, ops)
-
     def do(self, seat: int, op: Op) -> None:
         match op:
             case Draw():
@@ -157,15 +155,12 @@ class Carousel(FinalRound, TableMoves):
             raise IllegalAction("draw.after-table-action", "your drawing is over once you have put cards on the table")
         if self.phase == "last" or self.draws >= DRAWS:
             raise IllegalAction("draw.three", "at most three draws a turn")
-        if self.drew_in_play:
-            raise IllegalAction("draw.one-per-play", "one draw a play: draw again in a new play, once you have seen it")
         if not self.stock:
             raise IllegalAction("draw.empty-stock", "the stock is empty: make a table action, knock or pass")
         card = self.stock.pop()
         self.hands[seat].append(card)
         self.emit({"type": "draw", "seat": seat, "source": "stock"}, seat, card=card)
         self.draws += 1
-        self.drew_in_play = True
         self.phase = "play"
         if not self.stock:
             self.last_drawer = seat

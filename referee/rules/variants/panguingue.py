@@ -4,7 +4,7 @@ from collections import Counter
 from typing import Any
 
 from protocol.messages import Bid, Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass, Rearrange
-from referee.rules.cards import deck, rank, shuffled, suit
+from referee.rules.cards import deck, rank, run_order, shuffled, suit
 from referee.rules.chips import ChipsGame
 from referee.rules.describe import Field, Phase
 from referee.rules.dmd import DrawMeldDiscard
@@ -17,7 +17,7 @@ from referee.rules.solver import best_split
 
 VALUABLE = (3, 5, 7)  # Valid combinations: the "vertingos" cards
 PANGUINGUE_MELDS = MeldRules(
-    ace_high=False, wilds=frozenset(), set_max=11, run_ranks=(1, 2, 3, 4, 5, 6, 7, 11, 12, 13), identical_sets=True
+    ace_high=False, wilds=frozenset(), set_max=11, run_ranks=run_order(40), identical_sets=True
 )
 
 

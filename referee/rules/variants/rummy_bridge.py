@@ -167,7 +167,7 @@ class RummyBridge(AllAtOnce):
                 "a knock needs 9 of the other 10 cards in combinations and the tenth a natural 2, 3, 4 or 5",
             )
         self.discard(seat, Discard(op.discard))
-        self.knocker, self.knocker_hand, self.finals = seat, sorted(self.hands[seat]), -1
+        self.knocker, self.knocker_hand = seat, sorted(self.hands[seat])
         self.emit({"type": "knock", "seat": seat, "discard": op.discard, "hand": list(self.knocker_hand)})
 
     def end_turn(self) -> None:
@@ -175,14 +175,18 @@ class RummyBridge(AllAtOnce):
         that cannot be rebuilt, or the turn cap, ends it early (End of a deal, Ambiguity 13)."""
         if self.knocker is None:
             return super().end_turn()
-        self.clear_turn()
         self.turns += 1
-        self.finals += 1
-        cap = self.turns >= self.opts["max_turns_per_deal"]
-        if self.finals == len(self.seats_in()) - 1 or cap or (not self.stock and not self.rebuild()):
-            self.phase = "over"
-            return self.settle("knock", self.knocker)
-        self.turn, self.phase = self.next_seat(self.turn), "draw"
+        if self.turns >= self.opts["max_turns_per_deal"] or (not self.stock and not self.rebuild()):
+            return self.final_round_over()
+        if self.in_final_round:
+            return self.next_final_turn()
+        self.begin_final_round(self.order_from(self.knocker)[1:], "draw", knocker=self.knocker)
+
+    def final_round_over(self) -> None:
+        if self.knocker is None:  # the interruption round of the family
+            return super().final_round_over()
+        self.phase = "over"
+        self.settle("knock", self.knocker)
 
     # --- scoring ----------------------------------------------------------------------------------------------
     def outcome(self, kind: str, winner: int | None) -> dict[str, Any]:
