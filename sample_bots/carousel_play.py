@@ -1,9 +1,10 @@
 """The sample bots' plays for carousel (rules/carousel.md; brain.PLANNERS).
 
 Combinations held in the hand cost nothing at a showdown (only free cards count), while a table action ends the
-drawing and gives the others melds to lay off on and rob. So greedy keeps its combinations in hand and draws all
-three cards; it goes out when its whole hand fits on the table (all at once earns 25 more), and otherwise knocks
-as soon as its free points, after any lay-offs of free cards on the table, are 5 or less. In the final round it
+drawing and gives the others melds to lay off on and rob. So greedy keeps its combinations in hand; it goes out
+when its whole hand fits on the table (all at once earns 25 more), knocks as soon as its free points, after any
+lay-offs of free cards on the table, are 5 or less, and otherwise lays off the free cards it can (which also stops
+its drawing) or draws again. In the final round it
 puts down what it can. Random draws, melds, knocks or passes at random among legal plays. Neither robs (the fuzzer
 and the unit tests do)."""
 
@@ -45,4 +46,6 @@ def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]
     lay_offs = [op for op in act if isinstance(op, LayOff)]
     if left <= 5 and (knock or lay_offs):
         return [*lay_offs, Knock()]
+    if lay_offs:  # free cards onto the table: fewer free points, and no more cards drawn this turn
+        return lay_offs
     return [next((o for o in options if not isinstance(o, Knock)), options[0])]

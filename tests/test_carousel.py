@@ -234,3 +234,8 @@ def play(n, seed, greedy_seat):
 def test_greedy_beats_random_at_two_players():
     wins = sum(play(2, seed, seed % 2).result()["ranks"][seed % 2] == 1 for seed in range(12))
     assert wins >= 10, f"greedy won {wins} of 12"
+
+
+def test_greedy_comes_first_well_above_chance_at_four_players():
+    wins = sum(play(4, seed, seed % 4).result()["ranks"][seed % 4] == 1 for seed in range(20))
+    assert wins >= 9, f"greedy came first in {wins} of 20 (chance: 5)"
