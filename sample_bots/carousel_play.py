@@ -43,7 +43,7 @@ def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]
     placed = sum(len(op.cards) for op in act if hasattr(op, "cards"))
     if act and placed == len(view["hand"]):
         return act  # the whole hand goes down: out
-    lay_offs = [op for op in act if isinstance(op, LayOff)]
+    lay_offs: list[Op] = [op for op in act if isinstance(op, LayOff)]
     if left <= 5 and (knock or lay_offs):
         return [*lay_offs, Knock()]
     if lay_offs:  # free cards onto the table: fewer free points, and no more cards drawn this turn
