@@ -1,6 +1,6 @@
 """The sample bots' plays for trump (rules/trump.md; brain.PLANNERS). Greedy exchanges jokers it holds the card for,
 melds its best combinations once they open (30 in one play), adds to its own melds, hangs its trump cards and
-declares whenever it may; between deals it buys down or re-enters when that saves 20 points or more. Random draws
+declares whenever it may; between deals it buys down or re-enters as victoria's greedy bot does. Random draws
 and discards at random, melds and hangs half the time it could, and answers every other decision at random."""
 
 from typing import TYPE_CHECKING, Any
@@ -9,6 +9,7 @@ from protocol.cards import JOKER
 from protocol.messages import Decision, Discard, Exchange, LayOff, Meld, Op
 from referee.rules.melds import TableMeld
 from referee.rules.solver import best_split
+from sample_bots import victoria_play
 
 if TYPE_CHECKING:
     from sample_bots.brain import Brain
@@ -20,8 +21,7 @@ def choose(brain: "Brain", decision: Decision, view: dict[str, Any]) -> list[Op]
     if decision.kind != "turn":  # between deals: a buy-down or a re-entry (bid), or pass
         if not brain.greedy:
             return [brain.rng.choice(options)]
-        gain = view["points"][view["seat"]] - decision.constraints.get("total", 0)
-        return [options[0] if gain >= 20 else options[-1]]  # worth half the bank only if it saves many points
+        return [victoria_play.between(decision, view)]
     if decision.phase == "rummy":  # options: knock, pass
         return [options[0] if brain.greedy else brain.rng.choice(options)]
     if decision.phase == "draw":

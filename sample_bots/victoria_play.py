@@ -1,7 +1,8 @@
 """The sample bots' plays for victoria (rules/victoria.md; brain.PLANNERS). Random picks any legal option. Greedy
 declares as soon as it can, with the discard that leaves the best pattern (the largest bonus, then the lowest
 penalty); otherwise it draws and discards to keep the least deadwood. Between deals it buys down when that takes
-at least 10 points off, and re-enters when the others' average is at most 60."""
+at least 10 points off, and re-enters when the others' average is at most 60, in both cases only while at most one
+other player still contends for the bank."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +40,12 @@ def declared(brain: "Brain", hand: list[str], knock: Knock) -> tuple[int, str]:
 
 
 def between(decision: Decision, view: dict[str, Any]) -> Op:
-    """Buy down for a real gain; re-enter at a low enough total."""
+    """Buy down for a real gain, or re-enter at a low enough total, and only while at most one other player still
+    contends for the bank: then half the bank is worth paying (with more contenders it most likely goes to another).
+    Trump's greedy bot answers the same way."""
     c = decision.constraints
     own = view["points"][view["seat"]]
-    worth = own - c["total"] >= BUYDOWN_GAIN if decision.kind == "buydown" else c["total"] <= REENTRY_MOST
+    contenders = sum(1 for s, beyond in enumerate(view["beyond"]) if not beyond and s != view["seat"])
+    gain = own - c["total"] >= BUYDOWN_GAIN if decision.kind == "buydown" else c["total"] <= REENTRY_MOST
+    worth = gain and contenders <= 1
     return Bid(decision.options[0].value) if worth and decision.options else Pass()  # type: ignore[union-attr]
