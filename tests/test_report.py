@@ -454,7 +454,7 @@ def test_a_report_of_a_game_played_for_chips_shows_the_chips_left_in_the_bank_in
     run = ABOUT.runs[0] | {"variant": tariff | {"low_wins": False, "unit": "chips", "dealer_follows_play": False}}
     chips = About(ABOUT.config | {"variant": "tariff-bridge"}, [run], ABOUT.finished, 2)
     st = standings(games, ["alpha", "beta"], unit=chips.unit)
-    words = "Bank: 10.0 chips left in the bank at the end of the 2 games (5.0 per game)."
+    words = "Bank: 10 chips left in the bank at the end of the 2 games (5.0 per game)."
     for fmt in ("table", "md", "html"):
         assert words in render(st, fmt, about=chips), fmt
     assert json.loads(render(st, "json", about=chips))["bank"] == {"left": 10.0, "per_game": 5.0}

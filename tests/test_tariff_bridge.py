@@ -307,7 +307,7 @@ def test_a_tariff_bridge_tournament_ranks_by_net_chips_and_every_report_shows_th
         stored = dict(con.execute("SELECT entrant, SUM(score) FROM seats GROUP BY entrant"))
     assert {e["name"]: e["net_chips"] for e in rep["entrants"]} == pytest.approx(stored)
     assert rep["bank"] == {"left": 0.0, "per_game": 0.0}  # every match ends with the bank paid to a player
-    words = f"Bank: 0.0 chips left in the bank at the end of the {rep['games']} games (0.0 per game)."
+    words = f"Bank: 0 chips left in the bank at the end of the {rep['games']} games (0.0 per game)."
     for fmt in ("table", "md", "html"):
         text = romis("tournament", "report", str(db), "--format", fmt)
         assert "net chips" in text and words in text, fmt

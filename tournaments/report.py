@@ -127,7 +127,7 @@ def _bank_words(st: Standings) -> str:
     if st.bank is None:
         return ""
     per_game = "" if st.bank["per_game"] is None else f" ({_num(st.bank['per_game'], 1)} per game)"
-    return f"Bank: {_num(st.bank['left'], 1)} chips left in the bank at the end of the {st.games} games{per_game}."
+    return f"Bank: {_num(st.bank['left'], 0)} chips left in the bank at the end of the {st.games} games{per_game}."
 
 
 TEAM_HEADERS = ("#", "partnership", "games", "wins", "draws", "losses", "match pts", "mean score")
