@@ -118,7 +118,10 @@ PLAY_EXIT_CODES = (
 @app.command(epilog=PLAY_EXIT_CODES)
 def play(
     variant: Annotated[str, typer.Argument(help="variant slug (see `romis variants`)")],
-    bot: Annotated[list[str], typer.Option("--bot", help="bot command, once per seat in seat order")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", help="bot command, once per seat in seat order (`human`: you, at this terminal)"),
+    ],
     seed: Annotated[int | None, typer.Option(help="master seed (random if omitted)")] = None,
     record: Annotated[Path | None, typer.Option(help="write the game record (JSONL) here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
