@@ -19,13 +19,11 @@ from rich.table import Table
 from protocol import messages as m
 
 SYNTAX = (
-    "a number picks a listed option; or type a play: draw | draw discard [DEPTH] | discard 7H | "
+    "a number picks a listed option; or type a play: draw [stock|discard] [COUNT] | discard 7H | "
     "meld 7H 8H 9H [as 7H 8H 9H] | layoff MELD 9H [low|high] | take MELD 9H | exchange MELD 9H | "
     "knock [7H] | pass | claim [DEPTH] | bid VALUE; `pile=N` picks a discard pile; several ops joined by `;`; "
     'or the protocol\'s JSON list of ops, e.g. [{"op": "discard", "card": "7H"}]'
 )
-# per-seat columns of the view shown beside the hand sizes, when the variant has them
-_PER_SEAT = ("scores", "opened", "chips", "penalties", "points", "eliminated", "bankrupt", "buybacks", "bonuses")
 _SHOWN = {"seat", "players", "hand", "table", "discard", "stock", "hand_sizes", "turn", "phase", "deal", "dealer"}
 
 
@@ -62,10 +60,10 @@ def _op(text: str) -> m.Op:
     verb, args = words[0].lower(), words[1:]
     pile = keys.get("pile", 0)
     if verb == "draw":
-        if not args or args[0].lower() == "stock":
-            return m.Draw("stock", pile, keys.get("depth", 1))
-        if args[0].lower() in ("discard", "pile") and len(args) <= 2:
-            return m.Draw("discard", pile, _int(args[1], "the depth") if len(args) > 1 else keys.get("depth", 1))
+        source = args.pop(0).lower() if args and args[0].lower() in ("stock", "discard") else "stock"
+        if len(args) <= 1:
+            depth = _int(args[0], "the depth") if args else keys.get("depth", 1)
+            return m.Draw("discard" if source == "discard" else "stock", pile, depth)
     if verb == "discard" and len(args) == 1:
         return m.Discard(args[0], pile)
     if verb == "meld" and args:
@@ -147,7 +145,7 @@ class Screen:
         turn = view.get("turn")
         c.rule(f"deal {view.get('deal', 0) + 1}, dealer seat {view.get('dealer')}, seat {turn} to play")
         seats = Table(box=None, pad_edge=False)
-        cols = ["seat", "cards"] + [k for k in _PER_SEAT if len(view.get(k) or []) == players]
+        cols = ["seat", "cards"] + [k for k, v in view.items() if k not in _SHOWN and _is_per_seat(v, players)]
         for col in cols:
             seats.add_column(col, justify="right")
         for i in range(players):
@@ -168,7 +166,7 @@ class Screen:
             )
         extra = {k: v for k, v in view.items() if k not in _SHOWN and k not in cols and v not in (None, [], {})}
         if extra:
-            c.print("  ".join(f"{k}: {_short(v)}" for k, v in extra.items()), highlight=False)
+            c.print("  ".join(f"{k}: {_short(v)}" for k, v in extra.items()), markup=False)
         c.print(f"[bold]your hand[/] ({len(view.get('hand', []))}): {_cards(view.get('hand', []))}")
 
     def show_decision(self, decision: m.Decision) -> None:
@@ -176,7 +174,7 @@ class Screen:
         phase = f", phase {decision.phase}" if decision.phase else ""
         c.print(f"[bold]decision: {decision.kind}{phase}[/]", highlight=False)
         if decision.constraints:
-            c.print("  " + ", ".join(f"{k} {_short(v)}" for k, v in decision.constraints.items()), highlight=False)
+            c.print("  " + ", ".join(f"{k} {_short(v)}" for k, v in decision.constraints.items()), markup=False)
         for k, op in enumerate(decision.options or [], 1):
             c.print(f"  {k:>2}. {describe(op)}", highlight=False)
 
@@ -209,7 +207,17 @@ def _cards(cards: list[str]) -> str:
     return " ".join(f"[red]{c}[/]" if c[-1:] in "HD" else c for c in cards)
 
 
+def _is_per_seat(value: Any, players: int) -> bool:
+    """A figure per seat (scores, chips, who has opened): a list of numbers or flags, one per seat."""
+    return isinstance(value, list) and len(value) == players and all(type(x) in (int, float, bool) for x in value)
+
+
 def _short(value: Any) -> str:
+    """A view fact in at most 60 characters; a named thing (a contract) by its name."""
+    if isinstance(value, dict) and "name" in value:
+        return str(value["name"])
+    if isinstance(value, list) and value and all(isinstance(x, dict) and "name" in x for x in value):
+        return ", ".join(str(x["name"]) for x in value)
     text = value if isinstance(value, str) else json.dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

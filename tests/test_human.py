@@ -1,5 +1,6 @@
 """The human seat (`romis play --bot human`): the text syntax of plays, and a whole match typed on a pseudo-terminal."""
 
+import io
 import os
 import pty
 import re
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import pytest
 from procs import leftovers
+from rich.console import Console
 
 from protocol import messages as m
-from referee.human import PlayError, describe, parse_play
+from referee.human import PlayError, Screen, describe, parse_play
+from referee.rules.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "python -m sample_bots.random"
@@ -55,6 +58,30 @@ def test_each_option_is_shown_in_a_syntax_that_reads_back_as_that_option():
     options += [m.Knock(), m.Claim(), m.LayOff(1, ["9H"], end="low"), m.Meld(["7H", "JK", "9H"], ["7H", "8H", "9H"])]
     for op in options:
         assert parse_play(describe(op), None) == [op], describe(op)
+
+
+@pytest.mark.parametrize("slug", sorted(VARIANTS))
+def test_every_variant_s_view_is_shown_with_its_hand_and_options_that_read_back(slug):
+    cls = VARIANTS[slug]
+    game = cls(cls.min_players, {}, 3)
+    out = io.StringIO()
+    screen = Screen(io.StringIO(), Console(file=out, width=100, color_system=None))
+    for _ in range(40):  # the first decisions of a deal, each shown to the seat that makes it
+        if game.is_over():
+            break
+        seat = game.to_act()[0]
+        decision, view = game.decision(seat), game.view(seat)
+        out.truncate(0)
+        screen.seat = seat
+        screen.show_view(view, decision)
+        screen.show_decision(decision)
+        shown = out.getvalue()
+        assert f"your hand ({len(view['hand'])}): {' '.join(view['hand'])}" in shown, shown
+        assert f"decision: {decision.kind}" in shown
+        for k, op in enumerate(decision.options or [], 1):
+            assert f"{k:>2}. {describe(op)}" in shown
+            assert parse_play(describe(op), None) == [op], describe(op)
+        game.apply(seat, game.fallback(seat))
 
 
 class Terminal:
