@@ -24,6 +24,7 @@ SYNTAX = (
     "knock [7H] | pass | claim [DEPTH] | bid VALUE; `pile=N` picks a discard pile; several ops joined by `;`; "
     'or the protocol\'s JSON list of ops, e.g. [{"op": "discard", "card": "7H"}]'
 )
+_EVENTS = 12  # the others' latest events shown before a decision
 _SHOWN = {"seat", "players", "hand", "table", "discard", "stock", "hand_sizes", "turn", "phase", "deal", "dealer"}
 
 
@@ -138,12 +139,14 @@ class Screen:
         self.console.rule(f"[bold]{hello.variant}[/]: you are seat {hello.seat} of {hello.players}")
         self.console.print(f"Rules: romis rules {hello.variant}. Plays: {SYNTAX}", markup=False)
 
-    def show_view(self, view: dict[str, Any], decision: m.Decision) -> None:
-        """The seat's view: per-seat figures, the table, the piles, the other facts, then the hand."""
+    def show_view(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """The seat's view: the others' latest plays, per-seat figures, the table, the piles, the other facts,
+        then the hand."""
         c = self.console
         players = view.get("players", 0)
         turn = view.get("turn")
         c.rule(f"deal {view.get('deal', 0) + 1}, dealer seat {view.get('dealer')}, seat {turn} to play")
+        self.show_events(events)
         seats = Table(box=None, pad_edge=False)
         cols = ["seat", "cards"] + [k for k, v in view.items() if k not in _SHOWN and _is_per_seat(v, players)]
         for col in cols:
@@ -169,6 +172,12 @@ class Screen:
             c.print("  ".join(f"{k}: {_short(v)}" for k, v in extra.items()), markup=False)
         c.print(f"[bold]your hand[/] ({len(view.get('hand', []))}): {_cards(view.get('hand', []))}")
 
+    def show_events(self, events: list[dict[str, Any]]) -> None:
+        """What the others did since this seat's last decision (the last few), one line each."""
+        lines = [_event(e) for e in events if e.get("seat") != self.seat and e.get("type") != "deal_over"]
+        for line in lines[-_EVENTS:]:
+            self.console.print(f"  {line}", markup=False, style="dim")
+
     def show_decision(self, decision: m.Decision) -> None:
         c = self.console
         phase = f", phase {decision.phase}" if decision.phase else ""
@@ -181,7 +190,7 @@ class Screen:
     def ask(self, request: m.Request) -> list[m.Op]:
         """Show the request (the view only when it is new) and read a play until one parses."""
         if not self.rejected:
-            self.show_view(request.view, request.decision)
+            self.show_view(request.view, request.events)
         self.show_decision(request.decision)
         self.rejected = False
         while True:
@@ -205,6 +214,14 @@ class Screen:
 def _cards(cards: list[str]) -> str:
     """Cards with their suits coloured (hearts and diamonds red)."""
     return " ".join(f"[red]{c}[/]" if c[-1:] in "HD" else c for c in cards)
+
+
+def _event(event: dict[str, Any]) -> str:
+    """A public event in a line: `seat 1 discard card=7H`."""
+    facts = {k: v for k, v in event.items() if k not in ("type", "seat")}
+    who = f"seat {event['seat']} " if "seat" in event else ""
+    text = who + str(event.get("type", "?")) + "".join(f" {k}={_short(v)}" for k, v in facts.items())
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _is_per_seat(value: Any, players: int) -> bool:

@@ -212,7 +212,7 @@ def new_match(
             "rules_version": cls.rules_version,
             "options": game.opts,
             "seed": seed,
-            "seats": [{"bot": c} for c in commands],
+            "seats": [{"bot": c, **({"retries": HUMAN_RETRIES} if c == HUMAN else {})} for c in commands],
             "limits": {
                 "move_time": move_time,
                 "bank": bank,

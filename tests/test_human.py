@@ -73,7 +73,7 @@ def test_every_variant_s_view_is_shown_with_its_hand_and_options_that_read_back(
         decision, view = game.decision(seat), game.view(seat)
         out.truncate(0)
         screen.seat = seat
-        screen.show_view(view, decision)
+        screen.show_view(view, [])
         screen.show_decision(decision)
         shown = out.getvalue()
         assert f"your hand ({len(view['hand'])}): {' '.join(view['hand'])}" in shown, shown
@@ -140,8 +140,10 @@ class Terminal:
 
 
 @pytest.mark.e2e
-def test_a_person_plays_a_whole_gin_match_against_the_random_bot_by_typing():
-    term = Terminal("gin", "--bot", "human", "--bot", RANDOM, "--seed", "7", "--option", "max_deals=1")
+def test_a_person_plays_a_whole_gin_match_against_the_random_bot_by_typing(tmp_path):
+    rec = tmp_path / "game.jsonl"
+    args = ("--seed", "7", "--option", "max_deals=1", "--record", str(rec))
+    term = Terminal("gin", "--bot", "human", "--bot", RANDOM, *args)
     try:
         first = term.expect(PROMPT)
         assert "you are seat 0 of 2" in first
@@ -164,10 +166,14 @@ def test_a_person_plays_a_whole_gin_match_against_the_random_bot_by_typing():
     finally:
         screen = term.rest()
     assert plays > 3
+    assert re.search(r"seat 1 discard card=\w\w\n", screen)  # what the bot did, shown before each decision
     assert re.search(r"deal 1: seat \d won", screen) and "seat 1 held" in screen  # the deal's end, hands shown
     assert re.search(r"\d\s+0\s+-?\d+\s+human \(human\)\s+-", screen), screen[-1500:]  # no fault on the seat
     assert term.proc.returncode == 0
     assert leftovers() == []
+    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(rec)], cwd=ROOT, capture_output=True)
+    assert replay.returncode == 0, replay  # the refused attempt is in the record, and the record replays
+    assert '"verdict":"illegal:' in rec.read_text().replace(" ", "")
 
 
 @pytest.mark.parametrize(
