@@ -1,6 +1,7 @@
 """The human seat (`romis play --bot human`): the text syntax of plays, and a whole match typed on a pseudo-terminal."""
 
 import io
+import json
 import os
 import pty
 import re
@@ -16,6 +17,8 @@ from rich.console import Console
 
 from protocol import messages as m
 from referee.human import PlayError, Screen, describe, parse_play
+from referee.play import HUMAN_RETRIES
+from referee.records import ReplayError, _link, replay
 from referee.rules.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,9 +174,21 @@ def test_a_person_plays_a_whole_gin_match_against_the_random_bot_by_typing(tmp_p
     assert re.search(r"\d\s+0\s+-?\d+\s+human \(human\)\s+-", screen), screen[-1500:]  # no fault on the seat
     assert term.proc.returncode == 0
     assert leftovers() == []
-    replay = subprocess.run([sys.executable, "-m", "referee", "replay", str(rec)], cwd=ROOT, capture_output=True)
-    assert replay.returncode == 0, replay  # the refused attempt is in the record, and the record replays
+    replayed = subprocess.run([sys.executable, "-m", "referee", "replay", str(rec)], cwd=ROOT, capture_output=True)
+    assert replayed.returncode == 0, replayed  # the refused attempt is in the record, and the record replays
     assert '"verdict":"illegal:' in rec.read_text().replace(" ", "")
+    lines = [json.loads(raw) for raw in rec.read_text().splitlines()]
+    assert lines[0]["seats"][0] == {"bot": "human", "retries": HUMAN_RETRIES}
+    for retries, words in [(0, "is not followed by its fault"), (-1, "seats[0].retries is -1, not a count")]:
+        lines[0]["seats"][0]["retries"] = retries  # the seat's own retries decide where replay expects a fault
+        chain, out = "", []
+        for line in lines:  # a valid hash chain: a careful edit
+            line.pop("chain", None)
+            chain = _link(chain, line)
+            out.append(json.dumps({**line, "chain": chain}) + "\n")
+        (altered := tmp_path / "altered.jsonl").write_text("".join(out))
+        with pytest.raises(ReplayError, match=re.escape(words)):
+            replay(altered)
 
 
 @pytest.mark.parametrize(
