@@ -45,18 +45,22 @@ class CheckMatch(Match):
         self.decisions: list[dict[str, Any]] = []
         self.startup = 0.0
         self.faulted = False
+        self.startup_fault: str | None = None
 
     async def _start_all(self, group: BotGroup) -> None:
         start = trio.current_time()
         await self._start_one(group, 0)
         self.startup = trio.current_time() - start
+        seat = self.seats[0]
+        self.startup_fault = f"{seat.fault}: {seat.fault_detail}" if seat.fault else None
+        self.faulted = seat.fault is not None  # no ready: the handshake failed, no decision is judged
 
     async def _play(self) -> None:
         g = self.game
         while not g.is_over() and not self._stopped():
-            for i in g.to_act():  # one at a time: only seat 0 is a process, the others answer at once
-                decision = g.decision(i)
-                await self._settle(i, decision, *await self._ask_new(i, decision))
+            decisions = {i: g.decision(i) for i in g.to_act()}
+            for i in sorted(decisions):  # one at a time: only seat 0 is a process, the others answer at once
+                await self._settle(i, decisions[i], *await self._ask_new(i, decisions[i]))
                 await self._close_if_faulted(i)
             await self._broadcast_deal_ends()
 
@@ -157,7 +161,7 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
     opts = {k: v for k, v in SHORT.items() if k in cls.all_options()}
     match = trio.run(_run, CheckMatch(cls(players, opts, seed), command, limits))
     seat = match.seats[0]
-    handshake_ok = seat.fault != "startup"
+    handshake_ok = match.startup_fault is None
     report: dict[str, Any] = {
         "variant": cls.slug,
         "players": players,
@@ -165,7 +169,7 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
         "handshake": {"passed": handshake_ok, "seconds": match.startup, "name": seat.name},
     }
     if not handshake_ok:
-        report["handshake"]["fault"] = f"{seat.fault}: {seat.fault_detail}"
+        report["handshake"]["fault"] = match.startup_fault
     kinds = summarize(match.decisions, "match")
     if handshake_ok:
         for kind, game in search(cls, players, seed).items():
