@@ -25,6 +25,7 @@ from referee.spawn import sandbox_mode
 SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
 SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks for rare decisions
 SEARCH_STEPS = 20000  # decisions of one search playout at most
+SEARCHES = 4  # search playouts per variant at most (seeds seed, seed + 1, ...)
 
 
 def label(decision: m.Decision) -> str:
@@ -99,15 +100,26 @@ class CheckMatch(Match):
         self.decisions.append(note)
 
 
-def search(cls: type[Game], players: int, seed: int) -> dict[str, Game]:
-    """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point."""
+def declared(cls: type[Game]) -> list[str]:
+    """The decision kinds the variant declares (docs/reference.md), as `kind/phase`."""
+    from referee.reference import describe
+
+    return [f"{d['kind']}/{d['phase']}" for d in describe(cls)["decisions"]]
+
+
+def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[str, Game]:
+    """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point.
+    The playout stops once every kind in `wanted` (kind/phase) has come up."""
     from sample_bots.brain import Brain
 
     game = cls(players, {k: v for k, v in SEARCH.items() if k in cls.all_options()}, seed)
-    brains = [Brain(cls.slug, players, game.opts, greedy=s != 0, seed=seed + s) for s in range(players)]
+    # seat 0 random on even seeds (it falls behind: between-deals questions), greedy on odd ones (it goes out)
+    brains = [
+        Brain(cls.slug, players, game.opts, greedy=s != 0 or seed % 2 == 1, seed=seed + s) for s in range(players)
+    ]
     found: dict[str, Game] = {}
     for _ in range(SEARCH_STEPS):
-        if game.is_over():
+        if game.is_over() or wanted <= {k.removesuffix("/final") for k in found}:
             break
         for i in game.to_act():
             decision = game.decision(i)
@@ -117,6 +129,19 @@ def search(cls: type[Game], players: int, seed: int) -> dict[str, Game]:
                 game.apply(i, brains[i].choose(decision, game.view(i)))
             except IllegalAction:
                 game.apply(i, game.fallback(i))
+    return found
+
+
+def positions(cls: type[Game], players: int, seed: int, met: set[str]) -> dict[str, Game]:
+    """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts."""
+    found: dict[str, Game] = {}
+    for n in range(SEARCHES):
+        wanted = set(declared(cls)) - {k.removesuffix("/final") for k in met | set(found)}
+        if not wanted and n:
+            break
+        for kind, game in search(cls, players, seed + n, wanted).items():
+            if kind not in met:
+                found.setdefault(kind, game)
     return found
 
 
@@ -172,14 +197,14 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
         report["handshake"]["fault"] = match.startup_fault
     kinds = summarize(match.decisions, "match")
     if handshake_ok:
-        for kind, game in search(cls, players, seed).items():
-            if kind in kinds:
-                continue
+        for kind, game in positions(cls, players, seed, set(kinds)).items():
             crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind))
             kinds[kind] = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(
                 kind, {"kind": kind, "source": "crafted", "decisions": 0, "illegal": [], "faults": [], "passed": False}
             )
     report["kinds"] = list(kinds.values())
+    met = {k.removesuffix("/final") for k in kinds}
+    report["unreached"] = [k for k in declared(cls) if k not in met] if handshake_ok else []
     report["passed"] = handshake_ok and all(k["passed"] for k in report["kinds"])
     return report
 
@@ -195,7 +220,8 @@ def check(command: str, variants: list[str], seed: int = 1, move_time: float = 2
 
 
 def junit(report: dict[str, Any]) -> bytes:
-    """JUnit XML: one testsuite per variant, one testcase for the handshake and one per decision kind."""
+    """JUnit XML: one testsuite per variant, one testcase for the handshake and one per decision kind (skipped: a
+    declared kind that neither the match nor the search reached)."""
     root = ET.Element("testsuites", name="romis check")
     for v in report["variants"]:
         suite = ET.SubElement(root, "testsuite", name=v["variant"])
@@ -207,9 +233,13 @@ def junit(report: dict[str, Any]) -> bytes:
             case.set("time", f"{seconds:.3f}")
             if not passed:
                 ET.SubElement(case, "failure", message=text.splitlines()[0] if text else "failed").text = text
-        suite.set("tests", str(len(cases)))
+        for name in v["unreached"]:
+            case = ET.SubElement(suite, "testcase", classname=f"romis.check.{v['variant']}", name=name, time="0")
+            ET.SubElement(case, "skipped", message="not reached by the match or the search playouts")
+        suite.set("tests", str(len(cases) + len(v["unreached"])))
         suite.set("failures", str(sum(not passed for _, passed, _, _ in cases)))
         suite.set("errors", "0")
+        suite.set("skipped", str(len(v["unreached"])))
     root.set("tests", str(sum(int(s.get("tests", 0)) for s in root)))
     root.set("failures", str(sum(int(s.get("failures", 0)) for s in root)))
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
@@ -241,6 +271,8 @@ def render_text(report: dict[str, Any]) -> str:
             )
             lines += [f"    illegal play (rule {x['rule']})" for x in k["illegal"]]
             lines += [f"    fault {x['fault']}" for x in k["faults"]]
+        if v["unreached"]:  # declared, but neither the match nor the search playout came to them
+            lines.append(f"  not reached (not judged): {', '.join(v['unreached'])}")
     failed = [v["variant"] for v in report["variants"] if not v["passed"]]
     lines.append("all passed" if not failed else f"failed: {', '.join(failed)}")
     return "\n".join(lines)

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from referee.check import junit
 from referee.cli import run
 
 pytestmark = pytest.mark.e2e
@@ -29,33 +30,41 @@ def romis(capsys, *args):
     return code, out, err
 
 
-def test_greedy_passes_with_the_rare_kinds_crafted_and_junit_that_parses(capsys, tmp_path):
+RARE = ["may-i", "elimination", "orija", "mississippi", "boathouse"]
+
+
+def test_greedy_passes_the_rare_kinds_and_the_junit_parses(capsys, tmp_path):
     junit = tmp_path / "check.xml"
-    args = ["check", GREEDY, "--variant", "may-i", "--variant", "tariff-bridge", "--junit", str(junit), "--json"]
+    args = ["check", GREEDY, *(a for v in RARE for a in ("--variant", v)), "--junit", str(junit), "--json"]
     code, out, err = romis(capsys, *args)
     assert code == 0, err
     report = json.loads(out)
-    assert report["passed"] and [v["variant"] for v in report["variants"]] == ["may-i", "tariff-bridge"]
+    assert report["passed"] and [v["variant"] for v in report["variants"]] == RARE
     kinds = {v["variant"]: {k["kind"]: k for k in v["kinds"]} for v in report["variants"]}
     assert kinds["may-i"]["claim/claim"]["decisions"] > 0  # a claim window
-    assert kinds["tariff-bridge"]["reenter/between-deals"]["source"] == "crafted"  # a between-deals decision
-    assert kinds["tariff-bridge"]["turn/play/final"]["passed"]  # a final round
+    assert kinds["elimination"]["show/round"]["decisions"] > 0  # a sealed reveal
+    assert kinds["orija"]["bid/buy"]["decisions"] > 0  # a bid
+    assert kinds["mississippi"]["buyback/between-deals"]["source"] == "crafted"  # a between-deals decision
+    assert kinds["boathouse"]["turn/declare/final"]["source"] == "crafted"  # a final turn
+    assert all(k["passed"] for v in kinds.values() for k in v.values())
     assert all(k["wall_p50"] <= k["wall_p95"] <= k["wall_max"] for v in kinds.values() for k in v.values())
     root = ET.parse(junit).getroot()
     assert root.tag == "testsuites" and root.get("failures") == "0"
     suites = root.findall("testsuite")
-    assert [s.get("name") for s in suites] == ["may-i", "tariff-bridge"]
-    names = [c.get("name") for c in suites[1].findall("testcase")]
-    assert names[0] == "handshake" and "reenter/between-deals" in names
+    assert [s.get("name") for s in suites] == RARE
+    names = [c.get("name") for c in suites[3].findall("testcase")]
+    assert names[0] == "handshake" and "buyback/between-deals" in names
     assert int(root.get("tests")) == sum(len(s.findall("testcase")) for s in suites)
 
 
-@pytest.mark.parametrize("slug,kind", [("elimination", "show/"), ("orija", "bid/"), ("mississippi", "buyback/")])
-def test_the_sealed_reveal_bid_and_buyback_decisions_are_reached(capsys, slug, kind):
-    code, out, err = romis(capsys, "check", GREEDY, "--variant", slug, "--json")
-    assert code == 0, err
-    (variant,) = json.loads(out)["variants"]
-    assert any(k["kind"].startswith(kind) and k["passed"] and k["decisions"] for k in variant["kinds"])
+def test_a_declared_kind_no_playout_reaches_is_a_skipped_testcase():
+    kind = {"kind": "turn/draw", "source": "match", "decisions": 3, "illegal": [], "faults": [], "passed": True}
+    handshake = {"passed": True, "seconds": 0.1, "name": "x"}
+    variant = {"variant": "liverpool", "handshake": handshake, "kinds": [kind], "unreached": ["claim/claim"]}
+    suite = ET.fromstring(junit({"variants": [variant]})).find("testsuite")
+    assert suite.get("tests") == "3" and suite.get("skipped") == "1" and suite.get("failures") == "0"
+    (case,) = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
+    assert case.get("name") == "claim/claim"
 
 
 @pytest.mark.parametrize("bot,fault", sorted(BAD.items()))
