@@ -7,6 +7,7 @@ kind; the bot then starts there, sees every event so far, and answers that decis
 """
 
 import copy
+import json
 import statistics
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -179,6 +180,16 @@ async def _run(match: CheckMatch) -> CheckMatch:
     return match
 
 
+def check_position(command: str, game: Game, kind: str, limits: Limits) -> dict[str, Any]:
+    """The report row of one crafted position: a fresh bot process, started where seat 0 must decide `kind`."""
+    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind))
+    row = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(kind)
+    if row is None:  # it never answered: it did not start, or faulted before (a startup fault names why)
+        faults = [{"fault": crafted.startup_fault, "position": None}] if crafted.startup_fault else []
+        row = {"kind": kind, "source": "crafted", "decisions": 0, "illegal": [], "faults": faults, "passed": False}
+    return row
+
+
 def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[str, Any]:
     """The report of one variant: the handshake, the ordinary match's kinds, then the crafted positions'."""
     cls = find_variant(slug)
@@ -198,10 +209,7 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
     kinds = summarize(match.decisions, "match")
     if handshake_ok:
         for kind, game in positions(cls, players, seed, set(kinds)).items():
-            crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind))
-            kinds[kind] = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(
-                kind, {"kind": kind, "source": "crafted", "decisions": 0, "illegal": [], "faults": [], "passed": False}
-            )
+            kinds[kind] = check_position(command, game, kind, limits)
     report["kinds"] = list(kinds.values())
     met = {k.removesuffix("/final") for k in kinds}
     report["unreached"] = [k for k in declared(cls) if k not in met] if handshake_ok else []
@@ -247,8 +255,6 @@ def junit(report: dict[str, Any]) -> bytes:
 
 def failure_text(kind: dict[str, Any]) -> str:
     """What went wrong in one decision kind: each illegal play (rule) and fault, with its position as JSON."""
-    import json
-
     lines = [f"illegal play, rule {x['rule']}: {json.dumps(x['position'])}" for x in kind["illegal"]]
     lines += [f"fault {x['fault']}: {json.dumps(x['position'])}" for x in kind["faults"]]
     if not lines and not kind["passed"]:

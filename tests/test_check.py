@@ -6,8 +6,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from referee.check import junit
+from referee.check import check_position, junit
 from referee.cli import run
+from referee.rules.variants import find_variant
+from referee.runner import Limits
 
 pytestmark = pytest.mark.e2e
 GREEDY = "python -m sample_bots.greedy"
@@ -106,3 +108,11 @@ def test_an_illegal_play_comes_with_a_replayable_position(capsys):
 def test_bad_input_is_one_line_and_exit_2(capsys, args, line):
     code, out, err = romis(capsys, *args)
     assert code == 2 and line in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_a_crafted_position_whose_bot_dies_before_ready_fails_with_the_fault_named():
+    game = find_variant("classic")(2, {}, 1)
+    bad = f"{sys.executable} -m sample_bots.bad.exit_now"
+    row = check_position(bad, game, "turn/draw", Limits(move_time=2.0, bank=0.0, startup_time=10.0))
+    assert not row["passed"] and row["decisions"] == 0
+    assert row["faults"][0]["fault"].split(":")[0] in ("crash", "broken_pipe")
