@@ -39,8 +39,12 @@ class CheckMatch(Match):
     """A match with the bot in seat 0 only; the other seats play the fallback. It notes each of the bot's
     decisions, and (`stop_after`) may stop once the bot has answered a decision of that kind."""
 
-    def __init__(self, game: Game, command: str, limits: Limits, stop_after: str | None = None):
+    def __init__(
+        self, game: Game, command: str, limits: Limits, stop_after: str | None = None, history: list | None = None
+    ):
         super().__init__(game, [command], limits)
+        self.actions: list[list] = list(history or [])  # [seat, ops] of every play from the deal of `game.seed`
+        self._before: tuple[list[list], dict[str, Any]] = ([], {})  # the actions and seat 0's view when it was asked
         self.seats += [Seat("fallback") for _ in range(game.n - 1)]
         self._deals_sent = len(game.deal_results)  # a crafted position: earlier deals are in the events
         self.stop_after = stop_after
@@ -76,7 +80,14 @@ class CheckMatch(Match):
             self._result_line = {"type": "stopped"}
             await self._send(0, m.Shutdown("check over"))
 
+    async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
+        if i == 0:
+            self._before = (list(self.actions), self.game.view(0))
+        return await super()._ask(i, rid, decision)
+
     def _log(self, i: int, rid: int | None, decision: m.Decision, ops: list, verdict: str) -> None:
+        if verdict in ("ok", "fallback"):
+            self.actions.append([i, m.to_builtins(ops)])
         seat = self.seats[0]
         if i != 0 or (verdict == "fallback" and (seat.proc is None or self.faulted)):
             return  # other seats, and the fallback's plays once the bot has faulted, judge nobody
@@ -93,8 +104,9 @@ class CheckMatch(Match):
                 "seed": g.seed,
                 "seat": 0,
                 "decision": m.to_builtins(decision),
-                "view": g.view(0),
+                "view": self._before[1],
                 "ops": m.to_builtins(ops) if rid is not None else None,
+                "actions": self._before[0],
             }
         if verdict == "fallback":
             note["fault"] = f"{seat.fault}: {seat.fault_detail}"
@@ -108,7 +120,10 @@ def declared(cls: type[Game]) -> list[str]:
     return [f"{d['kind']}/{d['phase']}" for d in describe(cls)["decisions"]]
 
 
-def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[str, Game]:
+Position = tuple[Game, list[list]]  # a game in progress and the [seat, ops] plays that led there from its seed
+
+
+def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[str, Position]:
     """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point.
     The playout stops once every kind in `wanted` (kind/phase) has come up."""
     from sample_bots.brain import Brain
@@ -118,31 +133,35 @@ def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[s
     brains = [
         Brain(cls.slug, players, game.opts, greedy=s != 0 or seed % 2 == 1, seed=seed + s) for s in range(players)
     ]
-    found: dict[str, Game] = {}
+    found: dict[str, Position] = {}
+    actions: list[list] = []
     for _ in range(SEARCH_STEPS):
         if game.is_over() or wanted <= {k.removesuffix("/final") for k in found}:
             break
         for i in game.to_act():
             decision = game.decision(i)
             if i == 0 and label(decision) not in found:
-                found[label(decision)] = copy.deepcopy(game)
+                found[label(decision)] = copy.deepcopy(game), list(actions)
+            ops = brains[i].choose(decision, game.view(i))
             try:
-                game.apply(i, brains[i].choose(decision, game.view(i)))
+                game.apply(i, ops)
             except IllegalAction:
-                game.apply(i, game.fallback(i))
+                ops = game.fallback(i)
+                game.apply(i, ops)
+            actions.append([i, m.to_builtins(ops)])
     return found
 
 
-def positions(cls: type[Game], players: int, seed: int, met: set[str]) -> dict[str, Game]:
+def positions(cls: type[Game], players: int, seed: int, met: set[str]) -> dict[str, Position]:
     """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts."""
-    found: dict[str, Game] = {}
+    found: dict[str, Position] = {}
     for n in range(SEARCHES):
         wanted = set(declared(cls)) - {k.removesuffix("/final") for k in met | set(found)}
         if not wanted and n:
             break
-        for kind, game in search(cls, players, seed + n, wanted).items():
+        for kind, position in search(cls, players, seed + n, wanted).items():
             if kind not in met:
-                found.setdefault(kind, game)
+                found.setdefault(kind, position)
     return found
 
 
@@ -180,9 +199,10 @@ async def _run(match: CheckMatch) -> CheckMatch:
     return match
 
 
-def check_position(command: str, game: Game, kind: str, limits: Limits) -> dict[str, Any]:
+def check_position(command: str, position: Position, kind: str, limits: Limits) -> dict[str, Any]:
     """The report row of one crafted position: a fresh bot process, started where seat 0 must decide `kind`."""
-    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind))
+    game, history = position
+    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind, history=history))
     row = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(kind)
     if row is None:  # it never answered: it did not start, or faulted before (a startup fault names why)
         faults = [{"fault": crafted.startup_fault, "position": None}] if crafted.startup_fault else []
@@ -208,8 +228,8 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
         report["handshake"]["fault"] = match.startup_fault
     kinds = summarize(match.decisions, "match")
     if handshake_ok:
-        for kind, game in positions(cls, players, seed, set(kinds)).items():
-            kinds[kind] = check_position(command, game, kind, limits)
+        for kind, position in positions(cls, players, seed, set(kinds)).items():
+            kinds[kind] = check_position(command, position, kind, limits)
     report["kinds"] = list(kinds.values())
     met = {k.removesuffix("/final") for k in kinds}
     report["unreached"] = [k for k in declared(cls) if k not in met] if handshake_ok else []

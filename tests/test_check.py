@@ -6,8 +6,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from protocol.messages import op_from_builtins
 from referee.check import check_position, junit
 from referee.cli import run
+from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
 from referee.runner import Limits
 
@@ -93,6 +95,13 @@ def test_an_illegal_play_comes_with_a_replayable_position(capsys):
     pos = play["position"]
     assert play["rule"] == "hand.missing-card" and pos["variant"] == "classic" and pos["seed"] == 1
     assert pos["ops"][0]["card"] not in pos["view"]["hand"]  # the very play, against the hand it was made from
+    game = find_variant(pos["variant"])(pos["players"], pos["options"], pos["seed"])
+    for seat, ops in pos["actions"]:  # the plays before it rebuild the position
+        game.apply(seat, [op_from_builtins(op) for op in ops])
+    assert game.view(0) == pos["view"]
+    with pytest.raises(IllegalAction) as illegal:
+        game.apply(0, [op_from_builtins(op) for op in pos["ops"]])
+    assert illegal.value.rule == "hand.missing-card"
 
 
 @pytest.mark.parametrize(
@@ -113,6 +122,6 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, line):
 def test_a_crafted_position_whose_bot_dies_before_ready_fails_with_the_fault_named():
     game = find_variant("classic")(2, {}, 1)
     bad = f"{sys.executable} -m sample_bots.bad.exit_now"
-    row = check_position(bad, game, "turn/draw", Limits(move_time=2.0, bank=0.0, startup_time=10.0))
+    row = check_position(bad, (game, []), "turn/draw", Limits(move_time=2.0, bank=0.0, startup_time=10.0))
     assert not row["passed"] and row["decisions"] == 0
     assert row["faults"][0]["fault"].split(":")[0] in ("crash", "broken_pipe")
