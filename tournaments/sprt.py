@@ -41,10 +41,8 @@ def mle(values: list[float], probs: list[float], s: float) -> list[float]:
     def slope(theta: float) -> float:  # decreasing in theta, +inf at lo and -inf at hi
         return sum(p * (x - s) / (1 + theta * (x - s)) for x, p in zip(values, probs))
 
-    for _ in range(200):  # bisection to the float limit: 2^-200 of the bracket
+    while hi - lo > 1e-12 * (1 + abs(lo) + abs(hi)):  # bisection: ~45 halvings of a bracket of a few units
         mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
         lo, hi = (mid, hi) if slope(mid) > 0 else (lo, mid)
     theta = (lo + hi) / 2
     return [p / (1 + theta * (x - s)) for x, p in zip(values, probs)]
