@@ -190,9 +190,21 @@ def test_random_is_not_better_than_greedy(capsys):
 
 
 @pytest.mark.e2e
-def test_inconclusive_at_the_game_limit(capsys):
+def test_fillers_play_and_one_deal_set_is_inconclusive(capsys, tmp_path):
     code, out, err = romis(
-        capsys, "duel", "gin", "--new", RANDOM, "--old", GREEDY, "--max-games", "2", "--option", "target=25"
+        capsys,
+        *("duel", "classic", "--new", GREEDY, "--old", RANDOM, "--filler", RANDOM, "--max-games", "6"),
+        *("--option", "max_deals=1", "--records", str(tmp_path / "records")),
     )
-    assert code == 3, out + err
-    assert "games: 2;" in out and "verdict: inconclusive" in out
+    assert code == 3, out + err  # one deal set can never reach the bounds
+    assert "duel classic at 3 seats" in out and "games: 6; deal sets counted: 1 of 6 games each" in out
+    assert "verdict: inconclusive" in out
+    assert len(list((tmp_path / "records").glob("*.jsonl"))) == 6  # a record per game, for romis replay
+
+
+@pytest.mark.e2e
+def test_a_crashing_new_version_is_not_better_and_its_faults_are_counted(capsys):
+    code, out, err = romis(capsys, "duel", "gin", "--new", "python -m sample_bots.bad.crash", "--old", RANDOM, *FAST)
+    assert code == 1, out + err
+    faults = next(line for line in out.splitlines() if line.startswith("faults: "))
+    assert faults.startswith("faults: new ") and "old" not in faults

@@ -149,6 +149,7 @@ def duel(
     beta: Annotated[float, typer.Option(help="false 'not better' rate (accepting H0 when H1 holds)")] = 0.05,
     seed: Annotated[int, typer.Option(help="master seed of the decks")] = 1,
     concurrency: Annotated[int | None, typer.Option(help="games at once (default: number of cores)")] = None,
+    records: Annotated[str | None, typer.Option(help="directory for the game records (to see why a bot lost)")] = None,
 ) -> None:
     """Is the new version better than the old? Duplicate deals and an SPRT; stops as soon as the answer is clear."""
     from referee.cli import parse_options
@@ -166,6 +167,7 @@ def duel(
         max_games,
         seed=seed,
         concurrency=concurrency,
+        records=records,
         options=parse_options(option or []),
     )
     sprt = Sprt(games_per_set(len(cfg.entrants)), elo0, elo1, alpha, beta)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
@@ -99,6 +100,11 @@ def configure(variant: str, new: str, old: str, fillers: list[str], max_games: i
         raise ConfigError(f"--max-games must be at least {per_set} (one deal set at a table of {len(entrants)})")
     overrides = {"variant": variant, "seats": len(entrants), "deal_sets": max_games // per_set, **settings}
     cfg = load(None, {"entrants": entrants, **overrides})
+    if cfg.records:
+        try:
+            Path(cfg.records).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"cannot create the records directory {cfg.records}: {e.strerror}") from None
     return DuelConfig(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(Config)})
 
 
