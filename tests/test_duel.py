@@ -4,6 +4,7 @@ and the CI gate end to end with real subprocess bots (greedy against random at g
 import math
 
 import pytest
+from procs import leftovers
 
 from referee.cli import run
 from tournaments.duel import Duel, DuelConfig, configure, pair_score, set_score
@@ -180,6 +181,7 @@ def test_greedy_is_better_than_random(capsys):
     assert value >= upper
     games = int(out.split("games: ")[1].split(";")[0])
     assert games < 40 and games % 2 == 0  # stopped early, on whole deal sets
+    assert leftovers() == []  # the games still in play when it stopped were abandoned, their bots killed
 
 
 @pytest.mark.e2e

@@ -142,7 +142,9 @@ def duel(
         list[str] | None, typer.Option("--filler", help="command of a bot for another seat (once per extra seat)")
     ] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
-    max_games: Annotated[int, typer.Option(help="stop after this many games, inconclusive (exit 3)")] = 1000,
+    max_games: Annotated[
+        int, typer.Option(help="stop after this many games (whole deal sets), inconclusive (exit 3)")
+    ] = 1000,
     elo0: Annotated[float, typer.Option(help="H0: new is at most this many Elo better")] = 0.0,
     elo1: Annotated[float, typer.Option(help="H1: new is at least this many Elo better")] = 50.0,
     alpha: Annotated[float, typer.Option(help="false 'better' rate (accepting H1 when H0 holds)")] = 0.05,
