@@ -30,9 +30,11 @@ app = typer.Typer(
 
 
 def _add_tournaments() -> None:
+    from tournaments.cli import DUEL_EXIT_CODES, duel
     from tournaments.cli import app as tournament_app
 
     app.add_typer(tournament_app, name="tournament")
+    app.command(epilog=DUEL_EXIT_CODES)(duel)
 
 
 _add_tournaments()
