@@ -30,9 +30,11 @@ app = typer.Typer(
 
 
 def _add_tournaments() -> None:
+    from tournaments.cli import DUEL_EXIT_CODES, duel
     from tournaments.cli import app as tournament_app
 
     app.add_typer(tournament_app, name="tournament")
+    app.command(epilog=DUEL_EXIT_CODES)(duel)
 
 
 _add_tournaments()
@@ -247,6 +249,44 @@ def replay(
         raise fail(f"{file}: {e.headline}", 1) from None
     words = SIGNATURE_WORDS[res["signature"]]
     typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']}); {words}")
+
+
+CHECK_EXIT_CODES = "Exit codes: 0 everything passed; 1 something failed (the report says what); 2 bad input."
+
+
+@app.command(epilog=CHECK_EXIT_CODES)
+def check(
+    bot: Annotated[str, typer.Argument(help="the bot command to check")],
+    variant: Annotated[list[str] | None, typer.Option("--variant", help="a variant to check (repeatable)")] = None,
+    every: Annotated[bool, typer.Option("--all", help="check every registered variant")] = False,
+    junit: Annotated[Path | None, typer.Option(help="write the results as JUnit XML here")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    seed: Annotated[int, typer.Option(help="seed of the matches and of the crafted positions")] = 1,
+    move_time: Annotated[float, typer.Option(help="seconds per decision (more than 0)")] = 2.0,
+    startup_time: Annotated[float, typer.Option(help="seconds for the bot to answer hello (more than 0)")] = 10.0,
+) -> None:
+    """Check that a bot speaks the protocol and plays every decision kind of each variant legally (default:
+    classic): a seeded match against the fallback policy, then crafted positions for the rarer decisions."""
+    from referee.check import check as run_check
+    from referee.check import junit as to_junit
+    from referee.check import render_text as check_text
+    from referee.play import check_limits
+    from referee.rules.variants import VARIANTS
+
+    if every and variant:
+        raise ConfigError("give --variant or --all, not both")
+    check_limits({"move_time": move_time, "startup_time": startup_time})
+    if junit is not None and not junit.parent.is_dir():
+        raise ConfigError(f"--junit {junit}: no such directory {junit.parent}")
+    report = run_check(bot, sorted(VARIANTS) if every else variant or ["classic"], seed, move_time, startup_time)
+    if junit is not None:
+        try:
+            junit.write_bytes(to_junit(report))
+        except OSError as e:
+            raise ConfigError(f"cannot write --junit {junit}: {e.strerror}") from None
+    typer.echo(json.dumps(report, indent=2) if as_json else check_text(report))
+    if not report["passed"]:
+        raise typer.Exit(1)
 
 
 @app.command()
