@@ -120,7 +120,10 @@ PLAY_EXIT_CODES = (
 @app.command(epilog=PLAY_EXIT_CODES)
 def play(
     variant: Annotated[str, typer.Argument(help="variant slug (see `romis variants`)")],
-    bot: Annotated[list[str], typer.Option("--bot", help="bot command, once per seat in seat order")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", help="bot command, once per seat in seat order (`human`: you, at this terminal)"),
+    ],
     seed: Annotated[int | None, typer.Option(help="master seed (random if omitted)")] = None,
     record: Annotated[Path | None, typer.Option(help="write the game record (JSONL) here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
@@ -160,13 +163,14 @@ def play(
     ] = False,
 ) -> None:
     """Play one match between bot programs and print the result."""
-    from referee.play import new_match, render_text, run_match
+    from referee.play import HUMAN, new_match, render_text, run_match
     from referee.reaper import guard
     from referee.records import RecordError
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    live = (not as_json and sys.stderr.isatty()) if progress is None else progress
+    human = HUMAN in bot  # a person at this terminal: show every deal's end, and the hands revealed
+    live = (human or (not as_json and sys.stderr.isatty())) if progress is None else progress
     match = None
     try:
         opts = parse_options(option or [])
@@ -186,7 +190,7 @@ def play(
             clock=clock,
             pause_idle=pause_idle,
         )
-        match.on_deal = _deal_printer() if live else None
+        match.on_deal = _deal_printer(hands=human) if live else None
         with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/reaper.py)
             out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
@@ -202,8 +206,8 @@ def play(
         raise fail(f"--strict: {', '.join(faulted)} faulted", 1)
 
 
-def _deal_printer() -> Callable[[dict[str, Any]], None]:
-    """Progress for a terminal: each deal's line on stderr as the deal ends."""
+def _deal_printer(hands: bool = False) -> Callable[[dict[str, Any]], None]:
+    """Progress for a terminal: each deal's line on stderr as the deal ends (and the hands it revealed)."""
     from rich.console import Console
 
     from referee.play import deal_line
@@ -214,6 +218,8 @@ def _deal_printer() -> Callable[[dict[str, Any]], None]:
         label, _, rest = deal_line(deal).partition(":")
         console.print(f"{label}:", style="bold", end="", markup=False)
         console.print(rest, markup=False)
+        for i, hand in enumerate(deal.get("hands", []) if hands else []):
+            console.print(f"  seat {i} held {' '.join(hand) or '-'}", markup=False)
 
     return show
 
