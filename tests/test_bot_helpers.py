@@ -22,10 +22,10 @@ def lines(*msgs) -> bytes:
     return b"".join(json.dumps(m).encode() + b"\n" for m in msgs)
 
 
-def play(*bots: str, seed: int = 2) -> dict:
+def play(*bots: str, variant: str = "gin", extra: tuple[str, ...] = ()) -> dict:
     args = [a for b in bots for a in ("--bot", b)]
     r = subprocess.run(
-        [sys.executable, "-m", "referee", "play", "gin", *args, "--seed", str(seed), "--json"],
+        [sys.executable, "-m", "referee", "play", variant, *args, "--seed", "2", "--json", *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -107,3 +107,27 @@ def test_the_javascript_and_c_bots_answer_hello_and_echo_a_listed_option(bot, c_
     ready, answer = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 0 and ready["type"] == "ready" and ready["name"] == f"random-{bot}"
     assert answer["type"] == "play" and answer["id"] == 12 and len(answer["ops"]) == 1 and answer["ops"][0] in options
+
+
+def test_the_examples_in_the_guide_play_legally_at_one_table(tmp_path):
+    import re
+
+    guide = (ROOT / "docs/bots.md").read_text().split("## Writing a bot: the helpers")[1].split("\n## ")[0]
+    code = dict(re.findall(r"```(python|js|c)\n(.*?)```", guide, re.S))
+    shutil.copy(ROOT / "protocol/bot.py", tmp_path / "bot.py")
+    shutil.copy(ROOT / "sample_bots/js/romis.js", tmp_path / "romis.js")
+    for lang, ext in [("python", "py"), ("js", "js"), ("c", "c")]:
+        (tmp_path / f"first.{ext}").write_text(code[lang])
+    cc = [
+        "gcc",
+        "-std=c99",
+        "-I",
+        str(ROOT / "sample_bots/c"),
+        "-o",
+        str(tmp_path / "first"),
+        str(tmp_path / "first.c"),
+    ]
+    assert subprocess.run(cc, capture_output=True).returncode == 0
+    bots = [f"{sys.executable} -S {tmp_path / 'first.py'}", f"node {tmp_path / 'first.js'}", str(tmp_path / "first")]
+    res = play(*bots, variant="gin-three", extra=("--option", "max_deals=1"))
+    assert [(s["name"], s["fault"]) for s in res["seats"]] == [("first-option", None)] * 3
