@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo event test lint format test-diff bench clean node browser reference fuzz soak
+.PHONY: demo event test lint format test-diff bench clean node browser ccompiler reference fuzz soak
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -17,9 +17,15 @@ browser:
 	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
 	  echo "romis: chromium is not installed; the HTML report's browser test will be skipped"
 
+# a C compiler builds the C sample bot; install Debian's gcc when it is missing and we may
+ccompiler:
+	@command -v $(CC) >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null); } || true
+	@command -v $(CC) >/dev/null || { echo "romis: a C compiler ($(CC)) is required for the C sample bot; install one (e.g. apt-get install gcc)"; exit 1; }
+
 # the C sample bot (libc only; git-ignored), played in the end-to-end tests; written whole or not at all
 C_BOT := sample_bots/c/random
-$(C_BOT): sample_bots/c/random.c sample_bots/c/romis.h
+$(C_BOT): sample_bots/c/random.c sample_bots/c/romis.h | ccompiler
 	$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp $< && mv $@.tmp $@
 
 $(PY):
