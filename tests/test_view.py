@@ -198,3 +198,26 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
     assert bool(faults) == (variant == "classic"), "the illegal bot's plays and fault are highlighted"
     body.send_keys(Keys.HOME)
     shows(0)
+
+
+def test_the_tournament_report_links_each_game_to_its_replay(tmp_path):
+    config, db, records = tmp_path / "t.toml", tmp_path / "r.db", tmp_path / "records"
+    config.write_text(
+        'variant = "gin"\nseats = 2\ndeal_sets = 1\nseed = 3\nconcurrency = 2\n[options]\nmax_deals = 1\n'
+        + "".join(f'[[entrants]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in (("g", GREEDY), ("r", RANDOM)))
+    )
+    tournament = [sys.executable, "-m", "referee", "tournament"]
+    run = [*tournament, "run", str(config), "--db", str(db), "--records", str(records)]
+    assert subprocess.run(run, cwd=ROOT, capture_output=True, timeout=120).returncode == 0
+    report = tmp_path / "out" / "report.html"
+    report.parent.mkdir()
+    args = [*tournament, "report", str(db), "--format", "html", "-o", str(report), "--replays", str(records)]
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    links = re.findall(r'<a href="([^"]+)">', report.read_text())
+    keys = sorted(p.stem for p in records.glob("*.jsonl"))
+    assert len(keys) == 2 and sorted(links) == [f"../records/{k}.html" for k in keys]
+    assert all("romis view" in (report.parent / link).read_text() for link in links)
+    args[args.index("html")] = "md"
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--replays needs --format html" in done.stderr
