@@ -56,10 +56,27 @@ def _step(n: int, line: dict, view: int) -> dict[str, Any]:
 
 def render(data: dict[str, Any]) -> str:
     """The HTML page replaying a game (`game_data`)."""
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")  # no `</script>` inside the data
+    packed = {**data, "views": _deltas(data["views"])}
+    payload = json.dumps(packed, separators=(",", ":")).replace("</", "<\\/")  # no `</script>` inside the data
     title = html.escape(f"{data['variant']}, seed {data['seed']} - romis view")
     page = TEMPLATE.read_text(encoding="utf-8")
     return page.replace("{{title}}", title).replace("{{chart}}", totals_chart(data)).replace("{{data}}", payload)
+
+
+def _deltas(views: list[list[dict]]) -> list[list[dict]]:
+    """Each seat's views as the fields changed since its previous one (`_gone`: the fields dropped), which the page
+    expands as it loads: most fields of a view stay the same from one play to the next."""
+    out: list[list[dict]] = []
+    last: list[dict] = [{} for _ in views[0]]
+    for seats in views:
+        step = []
+        for s, view in enumerate(seats):
+            changed = {k: v for k, v in view.items() if k not in last[s] or last[s][k] != v}
+            gone = [k for k in last[s] if k not in view]
+            step.append({**changed, "_gone": gone} if gone else changed)
+            last[s] = view
+        out.append(step)
+    return out
 
 
 def totals_chart(data: dict[str, Any]) -> str:
