@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import op_from_builtins
+from referee.cli import run as run_cli
 from referee.play import play_match
 from referee.records import _link, _new_game
 from referee.view import SHOWN, game_data, render
@@ -19,27 +20,37 @@ from referee.view import SHOWN, game_data, render
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM, GREEDY = "python -m sample_bots.random", "python -m sample_bots.greedy"
 ILLEGAL = "python -m sample_bots.bad.illegal"
-GAMES = {  # variant: bots (seat order), seed; two deals each
+GAMES = {  # variant: bots (seat order), seed; one deal each
     "classic": ([GREEDY, RANDOM, ILLEGAL], 3),
     "gin": ([GREEDY, RANDOM], 4),
     "may-i": ([RANDOM, GREEDY, RANDOM], 5),
+    "two-candles": ([GREEDY, RANDOM, RANDOM], 3),  # two piles, no discard pile, no melds
 }
 CHROMIUM, DRIVER = "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
+class Records(dict):
+    """One real record per variant of GAMES, played by subprocess bots when first asked for."""
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, variant: str) -> Path:
+        bots, seed = GAMES[variant]
+        path = self[variant] = self.folder / f"{variant}.jsonl"
+        cwd = os.getcwd()
+        os.chdir(ROOT)  # the bots run as `python -m sample_bots...`
+        try:
+            play_match(variant, bots, seed, {"max_deals": 1}, path)
+        finally:
+            os.chdir(cwd)
+        return path
+
+
 @pytest.fixture(scope="module")
-def records(tmp_path_factory) -> dict[str, Path]:
-    """One real record per variant of GAMES, played by subprocess bots."""
-    out, cwd = {}, os.getcwd()
-    folder = tmp_path_factory.mktemp("view")
-    os.chdir(ROOT)  # the bots run as `python -m sample_bots...`
-    try:
-        for variant, (bots, seed) in GAMES.items():
-            out[variant] = folder / f"{variant}.jsonl"
-            play_match(variant, bots, seed, {"max_deals": 2}, out[variant])
-    finally:
-        os.chdir(cwd)
-    return out
+def records(tmp_path_factory) -> Records:
+    return Records(tmp_path_factory.mktemp("view"))
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -91,7 +102,8 @@ def test_the_page_is_self_contained_and_holds_every_step(records, tmp_path):
 
 
 def test_each_step_shows_the_views_the_engine_gives(records):
-    for path in records.values():
+    for variant in ("classic", "may-i", "two-candles"):
+        path = records[variant]
         data, expected = game_data(path), states(path)
         shown = [data["views"][0], *(data["views"][s["view"]] for s in data["steps"])]
         assert shown == expected
@@ -117,10 +129,10 @@ def test_a_bad_record_is_one_line_and_exit_2(records, tmp_path):
 
 def test_an_interrupted_record_shows_its_plays_and_where_it_stopped(records, tmp_path):
     lines = lines_of(records["gin"])
-    cut = next(n for n, x in enumerate(lines) if x["type"] == "deal_over")
-    stopped = rechained([*lines[: cut + 1], {"type": "interrupted", "deal": 1}], tmp_path / "stopped.jsonl")
+    cut = [n for n, x in enumerate(lines) if x["type"] == "action"][9]  # stopped in the first deal, after 9 plays
+    stopped = rechained([*lines[:cut], {"type": "interrupted", "deal": 0}], tmp_path / "stopped.jsonl")
     steps = game_data(stopped)["steps"]
-    assert steps[-1]["type"] == "interrupted" and steps[-1]["deal"] == 1
+    assert steps[-1]["type"] == "interrupted" and steps[-1]["deal"] == 0
     assert sum(s["type"] == "action" for s in steps) == sum(x["type"] == "action" for x in lines[:cut])
 
 
@@ -139,10 +151,10 @@ def _browser():
     return webdriver.Chrome(options=options, service=Service(DRIVER))
 
 
-def _cards(driver, element_id: str) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    return [e.get_attribute("data-card") for e in driver.find_elements(By.CSS_SELECTOR, f"#{element_id} .card")]
+SHOWN_JS = """return {step: document.getElementById("step").textContent,
+  hands: [...document.querySelectorAll("#seats .hand")].map(h => h.querySelector(".hidden") ? h.textContent :
+    [...h.querySelectorAll(".card")].map(c => c.dataset.card)),
+  top: (document.getElementById("pile-top") || {dataset: {}}).dataset.card || null}"""
 
 
 @pytest.fixture(scope="module")
@@ -162,19 +174,17 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
     assert romis_view(str(records[variant]), "-o", str(page)).returncode == 0
     browser.get(page.as_uri())
     body, expected = browser.find_element(By.TAG_NAME, "body"), states(records[variant])
-    n = len(expected[0])
 
     def shows(step: int, viewer: int | None = None) -> None:
-        views = expected[step]
-        assert browser.find_element(By.ID, "step").text.startswith(f"step {step} / {len(expected) - 1}")
-        for s in range(n):
-            if viewer in (None, s):
-                assert _cards(browser, f"hand-{s}") == views[s]["hand"], (step, s)
-            else:
-                assert browser.find_element(By.ID, f"hand-{s}").text == f"{views[viewer]['hand_sizes'][s]} cards"
-        pile = views[0]["discard"]
-        if pile:
-            assert browser.find_element(By.ID, "pile-top").get_attribute("data-card") == pile[-1]
+        """The page shows, at `step`, every hand (or only the viewer's, and the others' sizes) and the pile top."""
+        views, page = expected[step], browser.execute_script(SHOWN_JS)
+        assert page["step"].startswith(f"step {step} / {len(expected) - 1}")
+        hands = [
+            v["hand"] if viewer in (None, s) else f"{views[viewer]['hand_sizes'][s]} cards" for s, v in enumerate(views)
+        ]
+        assert page["hands"] == hands, step
+        pile = views[0].get("discard")
+        assert page["top"] == (pile[-1] if pile else None), step
 
     shows(0)
     for step in range(1, 6):
@@ -200,24 +210,32 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
     shows(0)
 
 
-def test_the_tournament_report_links_each_game_to_its_replay(tmp_path):
+def test_the_tournament_report_links_each_game_to_its_replay(tmp_path, capsys):
     config, db, records = tmp_path / "t.toml", tmp_path / "r.db", tmp_path / "records"
     config.write_text(
         'variant = "gin"\nseats = 2\ndeal_sets = 1\nseed = 3\nconcurrency = 2\n[options]\nmax_deals = 1\n'
         + "".join(f'[[entrants]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in (("g", GREEDY), ("r", RANDOM)))
     )
-    tournament = [sys.executable, "-m", "referee", "tournament"]
-    run = [*tournament, "run", str(config), "--db", str(db), "--records", str(records)]
-    assert subprocess.run(run, cwd=ROOT, capture_output=True, timeout=120).returncode == 0
+    play = [
+        sys.executable,
+        "-m",
+        "referee",
+        "tournament",
+        "run",
+        str(config),
+        "--db",
+        str(db),
+        "--records",
+        str(records),
+    ]
+    assert subprocess.run(play, cwd=ROOT, capture_output=True, timeout=120).returncode == 0
     report = tmp_path / "out" / "report.html"
     report.parent.mkdir()
-    args = [*tournament, "report", str(db), "--format", "html", "-o", str(report), "--replays", str(records)]
-    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    args = ["tournament", "report", str(db), "--format", "html", "-o", str(report), "--replays", str(records)]
+    assert run_cli(args) == 0
     links = re.findall(r'<a href="([^"]+)">', report.read_text())
     keys = sorted(p.stem for p in records.glob("*.jsonl"))
     assert len(keys) == 2 and sorted(links) == [f"../records/{k}.html" for k in keys]
     assert all("romis view" in (report.parent / link).read_text() for link in links)
     args[args.index("html")] = "md"
-    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "--replays needs --format html" in done.stderr
+    assert run_cli(args) == 2 and "--replays needs --format html" in capsys.readouterr().err
