@@ -16,7 +16,20 @@ from referee.rules.errors import ConfigError
 
 TEMPLATE = Path(__file__).with_name("view.html")
 SHOWN = ("action", "fault", "deal_over", "result", "interrupted")  # the lines that are steps of the page
-STEP_FIELDS = ("seat", "kind", "phase", "ops", "verdict", "wall", "detail", "deal", "scores", "totals", "winner")
+STEP_FIELDS = (
+    "seat",
+    "kind",
+    "phase",
+    "ops",
+    "verdict",
+    "wall",
+    "detail",
+    "deal",
+    "scores",
+    "totals",
+    "winner",
+    "hands",
+)
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 
 

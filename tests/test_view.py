@@ -206,6 +206,13 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
     assert "match over" in browser.find_element(By.ID, "what").text
     faults = browser.find_elements(By.CSS_SELECTOR, "#log li.fault")
     assert bool(faults) == (variant == "classic"), "the illegal bot's plays and fault are highlighted"
+    lines = lines_of(records[variant])
+    shown_lines = [x for x in lines[1:] if x["type"] in SHOWN]
+    deal = next(i for i, x in enumerate(shown_lines, 1) if x["type"] == "deal_over")
+    browser.find_elements(By.CSS_SELECTOR, "#log li")[deal].click()  # the decision list navigates too
+    shows(deal)
+    for seat, kept in enumerate(shown_lines[deal - 1].get("hands", [])):  # a deal_over without hands omits them
+        assert f"seat {seat} kept {' '.join(kept) or 'nothing'}" in browser.find_element(By.ID, "what").text
     body.send_keys(Keys.HOME)
     shows(0)
 
