@@ -46,8 +46,9 @@ def game_data(path: str | Path) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
 
     def after(n: int, line: dict) -> None:
-        if line["type"] == "action":
-            views.append([rep.game.view(s) for s in range(rep.game.n)])
+        if line["type"] == "action":  # once the match is over there is no deal to view (contracts: no contract)
+            g = rep.game
+            views.append(views[-1] if g.is_over() else [g.view(s) for s in range(g.n)])
         if line["type"] in SHOWN:
             steps.append(_step(n, line, len(views) - 1))
 

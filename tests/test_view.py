@@ -65,8 +65,8 @@ def states(path: Path) -> list[list[dict]]:
     for line in lines[1:]:
         if line["type"] == "action" and line["verdict"] in ("ok", "fallback"):
             game.apply(line["seat"], [op_from_builtins(o) for o in line["ops"]])
-        if line["type"] in SHOWN:
-            out.append([game.view(s) for s in range(game.n)])
+        if line["type"] in SHOWN:  # after the match's last play the page keeps the views before it
+            out.append(out[-1] if game.is_over() else [game.view(s) for s in range(game.n)])
     return out
 
 
