@@ -18,6 +18,11 @@ browser:
 	  command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq chromium chromium-driver \
 	  >/dev/null); } || echo "romis: chromium or chromedriver is not installed; the browser tests will be skipped"
 
+# the C sample bot (libc only; git-ignored), played in the end-to-end tests; written whole or not at all
+C_BOT := sample_bots/c/random
+$(C_BOT): sample_bots/c/random.c sample_bots/c/romis.h
+	$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp $< && mv $@.tmp $@
+
 $(PY):
 	python3 -m venv $(VENV)
 
@@ -46,7 +51,7 @@ event: $(STAMP) node
 
 # the suite runs on every core (pytest-xdist; TEST_JOBS=1 for one process, TEST_ARGS for pytest's own options)
 TEST_JOBS ?= auto
-test: $(STAMP) node browser
+test: $(STAMP) node browser $(C_BOT)
 	$(PY) -m pytest -n $(TEST_JOBS) $(TEST_ARGS)
 
 # ruff (lint and format check) on the whole tree, mypy on the packages (all configured in pyproject.toml);
@@ -87,6 +92,7 @@ bench: $(STAMP)
 	$(PY) bench/tournament.py
 	$(PY) bench/gin.py
 	$(PY) bench/solver.py
+	$(PY) bench/duel.py
 
 # 1,000 short matches over every variant with misbehaving bots at random seats and moments; fails if the
 # referee crashed, a process was left behind or a record does not replay (bench/soak.py --help for options)
@@ -94,4 +100,4 @@ soak: $(STAMP)
 	$(PY) bench/soak.py --matches $${MATCHES:-1000} --seed $${SEED:-0}
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(C_BOT)

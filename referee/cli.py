@@ -30,9 +30,11 @@ app = typer.Typer(
 
 
 def _add_tournaments() -> None:
+    from tournaments.cli import DUEL_EXIT_CODES, duel
     from tournaments.cli import app as tournament_app
 
     app.add_typer(tournament_app, name="tournament")
+    app.command(epilog=DUEL_EXIT_CODES)(duel)
 
 
 _add_tournaments()
@@ -118,7 +120,10 @@ PLAY_EXIT_CODES = (
 @app.command(epilog=PLAY_EXIT_CODES)
 def play(
     variant: Annotated[str, typer.Argument(help="variant slug (see `romis variants`)")],
-    bot: Annotated[list[str], typer.Option("--bot", help="bot command, once per seat in seat order")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", help="bot command, once per seat in seat order (`human`: you, at this terminal)"),
+    ],
     seed: Annotated[int | None, typer.Option(help="master seed (random if omitted)")] = None,
     record: Annotated[Path | None, typer.Option(help="write the game record (JSONL) here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
@@ -158,13 +163,14 @@ def play(
     ] = False,
 ) -> None:
     """Play one match between bot programs and print the result."""
-    from referee.play import new_match, render_text, run_match
+    from referee.play import HUMAN, new_match, render_text, run_match
     from referee.reaper import guard
     from referee.records import RecordError
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    live = (not as_json and sys.stderr.isatty()) if progress is None else progress
+    human = HUMAN in bot  # a person at this terminal: show every deal's end, and the hands revealed
+    live = (human or (not as_json and sys.stderr.isatty())) if progress is None else progress
     match = None
     try:
         opts = parse_options(option or [])
@@ -184,7 +190,7 @@ def play(
             clock=clock,
             pause_idle=pause_idle,
         )
-        match.on_deal = _deal_printer() if live else None
+        match.on_deal = _deal_printer(hands=human) if live else None
         with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/reaper.py)
             out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
@@ -200,8 +206,8 @@ def play(
         raise fail(f"--strict: {', '.join(faulted)} faulted", 1)
 
 
-def _deal_printer() -> Callable[[dict[str, Any]], None]:
-    """Progress for a terminal: each deal's line on stderr as the deal ends."""
+def _deal_printer(hands: bool = False) -> Callable[[dict[str, Any]], None]:
+    """Progress for a terminal: each deal's line on stderr as the deal ends (and the hands it revealed)."""
     from rich.console import Console
 
     from referee.play import deal_line
@@ -212,6 +218,8 @@ def _deal_printer() -> Callable[[dict[str, Any]], None]:
         label, _, rest = deal_line(deal).partition(":")
         console.print(f"{label}:", style="bold", end="", markup=False)
         console.print(rest, markup=False)
+        for i, hand in enumerate(deal.get("hands", []) if hands else []):
+            console.print(f"  seat {i} held {' '.join(hand) or '-'}", markup=False)
 
     return show
 
@@ -241,6 +249,44 @@ def replay(
         raise fail(f"{file}: {e.headline}", 1) from None
     words = SIGNATURE_WORDS[res["signature"]]
     typer.echo(f"{file}: ok ({res['variant']}, seed {res['seed']}, totals {res['totals']}); {words}")
+
+
+CHECK_EXIT_CODES = "Exit codes: 0 everything passed; 1 something failed (the report says what); 2 bad input."
+
+
+@app.command(epilog=CHECK_EXIT_CODES)
+def check(
+    bot: Annotated[str, typer.Argument(help="the bot command to check")],
+    variant: Annotated[list[str] | None, typer.Option("--variant", help="a variant to check (repeatable)")] = None,
+    every: Annotated[bool, typer.Option("--all", help="check every registered variant")] = False,
+    junit: Annotated[Path | None, typer.Option(help="write the results as JUnit XML here")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    seed: Annotated[int, typer.Option(help="seed of the matches and of the crafted positions")] = 1,
+    move_time: Annotated[float, typer.Option(help="seconds per decision (more than 0)")] = 2.0,
+    startup_time: Annotated[float, typer.Option(help="seconds for the bot to answer hello (more than 0)")] = 10.0,
+) -> None:
+    """Check that a bot speaks the protocol and plays every decision kind of each variant legally (default:
+    classic): a seeded match against the fallback policy, then crafted positions for the rarer decisions."""
+    from referee.check import check as run_check
+    from referee.check import junit as to_junit
+    from referee.check import render_text as check_text
+    from referee.play import check_limits
+    from referee.rules.variants import VARIANTS
+
+    if every and variant:
+        raise ConfigError("give --variant or --all, not both")
+    check_limits({"move_time": move_time, "startup_time": startup_time})
+    if junit is not None and not junit.parent.is_dir():
+        raise ConfigError(f"--junit {junit}: no such directory {junit.parent}")
+    report = run_check(bot, sorted(VARIANTS) if every else variant or ["classic"], seed, move_time, startup_time)
+    if junit is not None:
+        try:
+            junit.write_bytes(to_junit(report))
+        except OSError as e:
+            raise ConfigError(f"cannot write --junit {junit}: {e.strerror}") from None
+    typer.echo(json.dumps(report, indent=2) if as_json else check_text(report))
+    if not report["passed"]:
+        raise typer.Exit(1)
 
 
 @app.command()

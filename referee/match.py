@@ -36,6 +36,7 @@ class Seat:
     proc: BotProcess | None = None
     name: str = ""
     bank: float = 0.0
+    retries: int = 0  # illegal plays retried per decision (the match's --retries; a human seat: no end)
     cursor: int = 0
     fault: str | None = None
     fault_detail: str = ""
@@ -82,7 +83,7 @@ class Match:
         self.retries = retries
         self.record = record
         self.on_deal: Callable[[dict[str, Any]], None] | None = None  # told of each deal as it ends (progress)
-        self.seats = [Seat(c, bank=limits.bank) for c in commands]
+        self.seats = [Seat(c, bank=limits.bank, retries=retries) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
@@ -202,11 +203,11 @@ class Match:
                 return
             except IllegalAction as e:
                 self._log(i, rid, decision, reply.ops, f"illegal:{e.rule}")
-                if tries >= self.retries:
+                if tries >= self.seats[i].retries:
                     self._fault(i, "illegal", str(e))
                     break
                 tries += 1
-                await self._send(i, m.Rejected(rid, e.rule, e.message, self.retries - tries))
+                await self._send(i, m.Rejected(rid, e.rule, e.message, self.seats[i].retries - tries))
                 rid, reply = await self._ask_new(i, decision)
         ops = g.fallback(i)
         g.apply(i, ops)

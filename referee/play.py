@@ -1,8 +1,11 @@
 """`romis play` as a plain function: set up a game, its record and its bots, run the match."""
 
 import math
+import os
+import shlex
 import signal
 import statistics
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -194,7 +197,10 @@ def new_match(
         clock=clock,
         pause_idle=pause_idle,
     )
-    match = Match(game, commands, limits, retries)  # checks the bot commands before the record is created
+    match = Match(game, _human_commands(commands), limits, retries)  # checks the commands before the record
+    for seat, command in zip(match.seats, commands):
+        if command == HUMAN:  # no clock to speak of, and an illegal play is asked again, never forfeited
+            seat.command, seat.bank, seat.retries = HUMAN, HUMAN_BANK, HUMAN_RETRIES
     if sign_key is not None and not record:
         raise ConfigError("--sign-key signs the game record: give --record FILE too")
     key = load_key(sign_key) if sign_key is not None else None
@@ -206,7 +212,7 @@ def new_match(
             "rules_version": cls.rules_version,
             "options": game.opts,
             "seed": seed,
-            "seats": [{"bot": c} for c in commands],
+            "seats": [{"bot": c, **({"retries": HUMAN_RETRIES} if c == HUMAN else {})} for c in commands],
             "limits": {
                 "move_time": move_time,
                 "bank": bank,
@@ -222,6 +228,24 @@ def new_match(
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     return match
+
+
+HUMAN = "human"  # `--bot human`: a person at this terminal takes the seat (referee/human.py)
+HUMAN_BANK = 86400.0  # a day of thinking time per match
+HUMAN_RETRIES = 10**6
+
+
+def _human_commands(commands: list[str]) -> list[str]:
+    """The commands with `human` replaced by the terminal seat on romis's own terminal; ConfigError without one."""
+    humans = commands.count(HUMAN)
+    if not humans:
+        return commands
+    if humans > 1:  # simultaneous decisions (claims) would ask two people on one keyboard at once
+        raise ConfigError("--bot human: one human seat per terminal (the seats would share one screen)")
+    if not sys.stdin.isatty():
+        raise ConfigError("--bot human needs a terminal: the standard input of romis play is not one")
+    seat = f"python -m referee.human --tty {shlex.quote(os.ttyname(sys.stdin.fileno()))}"
+    return [seat if c == HUMAN else c for c in commands]
 
 
 def run_match(match: Match, stop_on: tuple[int, ...] = ()) -> Outcome:

@@ -35,8 +35,8 @@ class Replay:
     def __init__(self, head: dict):
         self.game = _new_game(head)
         self.version = head["record_version"]
-        self.retries = _retries(head)
         n = self.game.n
+        self.retries = _retries(head, n)
         self.fault_at: list[int | None] = [None] * n  # line of each seat's fault
         self.fault_kind: list[str | None] = [None] * n
         self.streak = [0] * n  # consecutive illegal plays for the seat's current decision
@@ -187,7 +187,7 @@ class Replay:
             self.streak[play.seat] = 0
             return
         self.streak[play.seat] += 1
-        if self.streak[play.seat] > self.retries:
+        if self.streak[play.seat] > self.retries[play.seat]:
             from referee.match import printable
 
             self.owed = (play.seat, n, printable(str(error), DETAIL_LENGTH))
@@ -236,9 +236,20 @@ def _shown(kind: Any) -> str:
     return kind if kind in LINE_TYPES or kind == "header" else repr(kind)
 
 
-def _retries(head: dict) -> int:
-    """The header's retries (illegal plays a bot may retry per decision): they decide where faults fall."""
-    retries = head.get("limits", {}).get("retries", 0) if isinstance(head.get("limits"), dict) else 0
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-        raise ReplayError(f"line 1: limits.retries is {retries!r}, not a count")
-    return retries
+def _retries(head: dict, n: int) -> list[int]:
+    """Each seat's retries (illegal plays it may retry per decision), which decide where faults fall: the
+    header's limits.retries, unless the seat's entry names its own (a human seat's, referee/play.py)."""
+    limits = head.get("limits")
+    default = limits.get("retries", 0) if isinstance(limits, dict) else 0
+    seats = head.get("seats")
+    seats = seats if isinstance(seats, list) else []
+    out = []
+    for i in range(n):
+        entry = seats[i] if i < len(seats) and isinstance(seats[i], dict) else {}
+        retries, where = (
+            (entry["retries"], f"seats[{i}].retries") if "retries" in entry else (default, "limits.retries")
+        )
+        if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+            raise ReplayError(f"line 1: {where} is {retries!r}, not a count")
+        out.append(retries)
+    return out

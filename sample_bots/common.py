@@ -1,10 +1,13 @@
-"""The JSON-lines loop of the Python sample bots."""
+"""The Python sample bots on the bot helper (protocol/bot.py): the helper reads and writes the lines, the brain
+decides."""
 
 import sys
+from typing import Any
 
 import msgspec
 
 from protocol import messages as m
+from protocol.bot import run
 from referee.rules.errors import ConfigError
 
 
@@ -14,21 +17,24 @@ def serve(name: str, greedy: bool) -> None:
     from sample_bots.brain import Brain
 
     brain: Brain | None = None
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
+
+    def hello(msg: dict[str, Any]) -> None:
+        nonlocal brain
         try:
-            msg = m.decode_to_bot(line)
-            if isinstance(msg, m.Hello):
-                brain = Brain(msg.variant, msg.players, msg.options, greedy, seed=msg.seed or 0)
-                out.write(m.encode(m.Ready(name=name, version="1")))
-        except (msgspec.DecodeError, ConfigError) as e:  # msgspec.ValidationError is a DecodeError
+            brain = Brain(msg["variant"], msg["players"], msg.get("options", {}), greedy, seed=msg.get("seed") or 0)
+        except (KeyError, ConfigError) as e:
             sys.exit(f"{name}: {e}")
-        if isinstance(msg, m.Request):
-            if brain is None:
-                sys.exit(f"{name}: a request came before hello")
-            out.write(m.encode(m.Play(msg.id, brain.choose(msg.decision, msg.view))))
-        elif isinstance(msg, m.Rejected) and brain is not None:
+
+    def decide(msg: dict[str, Any]) -> list[Any]:
+        assert brain is not None  # the helper asks only after hello
+        try:
+            decision = msgspec.convert(msg["decision"], m.Decision)
+        except (KeyError, msgspec.ValidationError) as e:
+            sys.exit(f"{name}: {e}")
+        return m.to_builtins(brain.choose(decision, msg["view"]))
+
+    def rejected(msg: dict[str, Any]) -> None:
+        if brain is not None:
             brain.cautious = True  # the referee asks again: answer with its first legal option
-        elif isinstance(msg, m.Shutdown):
-            break
-        out.flush()
+
+    run(decide, name, "1", on_hello=hello, on_rejected=rejected)

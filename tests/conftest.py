@@ -24,6 +24,21 @@ def process_token(monkeypatch):
     return token
 
 
+@pytest.fixture(scope="session")
+def c_bot(tmp_path_factory):
+    """The C sample bot, built by `make` (one worker at a time: xdist workers share a lock in the base temp)."""
+    import fcntl
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with open(tmp_path_factory.getbasetemp().parent / "c-bot.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = subprocess.run(["make", "-s", "sample_bots/c/random"], cwd=root, capture_output=True, text=True)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return str(root / "sample_bots/c/random")
+
+
 # A shell that starts a job in the background (`make test &`, a CI step run with `&`) starts it with SIGINT
 # ignored, and every process the tests start would inherit that: the Ctrl-C tests would then test nothing.
 # A Python handler is reset to the default by exec, so the processes under test get SIGINT as from a terminal.

@@ -281,6 +281,18 @@ def test_the_javascript_bot_plays_every_variant_legally(slug):
     assert all(s["fault"] is None for s in json.loads(r.stdout)["seats"])
 
 
+@pytest.mark.parametrize("slug", sorted({s for s, _ in _variant_cases()}))
+def test_the_c_bot_plays_every_variant_legally(slug, c_bot):
+    from referee.rules.variants import VARIANTS
+
+    n = VARIANTS[slug].min_players
+    # the C bot in every seat (its random play ends a deal quickly; a Python opponent would double the time)
+    r = romis("play", slug, *["--bot", c_bot] * n, "--seed", "5", "--option", "max_deals=1", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["deals"] == 1 and [(s["name"], s["fault"]) for s in res["seats"]] == [("random-c", None)] * n
+
+
 def test_the_minimal_bot_in_the_readme_plays_legally(tmp_path):
     import re
 

@@ -26,8 +26,8 @@ REQUEST = m.encode(m.Request(1, m.Decision("turn"), {}, [], m.Clock(1, 1)))
     [
         ([hello("nope")], "unknown variant 'nope'"),
         ([REQUEST], "a request came before hello"),
-        ([b"garbage\n"], "JSON is malformed"),
-        ([json.dumps({"type": "what"}).encode() + b"\n"], "Invalid value 'what'"),
+        ([b"garbage\n"], "cannot read a line from the referee"),
+        ([json.dumps({"type": "what"}).encode() + b"\n"], "unknown message type 'what'"),
     ],
     ids=["unknown-variant", "request-before-hello", "not-json", "unknown-message"],
 )

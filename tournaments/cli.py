@@ -9,6 +9,7 @@ import typer
 from referee.rules.errors import ConfigError
 
 if TYPE_CHECKING:
+    from tournaments.duel import Duel
     from tournaments.spec import GameResult
     from tournaments.store import Failure
 
@@ -164,3 +165,61 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"cannot write {path}: {e.strerror}") from None
+
+
+DUEL_EXIT_CODES = "Exit codes: 0 new is better, 1 new is not better, 3 inconclusive at --max-games, 2 bad input."
+
+
+def duel(
+    variant: Annotated[str, typer.Argument(help="variant slug")],
+    new: Annotated[str, typer.Option("--new", help="command of the new version of the bot")],
+    old: Annotated[str, typer.Option("--old", help="command of the old version")],
+    filler: Annotated[
+        list[str] | None, typer.Option("--filler", help="command of a bot for another seat (once per extra seat)")
+    ] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
+    max_games: Annotated[
+        int, typer.Option(help="stop after this many games (whole deal sets), inconclusive (exit 3)")
+    ] = 1000,
+    elo0: Annotated[float, typer.Option(help="H0: new is at most this many Elo better")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: new is at least this many Elo better")] = 50.0,
+    alpha: Annotated[float, typer.Option(help="false 'better' rate (accepting H1 when H0 holds)")] = 0.05,
+    beta: Annotated[float, typer.Option(help="false 'not better' rate (accepting H0 when H1 holds)")] = 0.05,
+    seed: Annotated[int, typer.Option(help="master seed of the decks")] = 1,
+    concurrency: Annotated[int | None, typer.Option(help="games at once (default: number of cores)")] = None,
+    records: Annotated[str | None, typer.Option(help="directory for the game records (to see why a bot lost)")] = None,
+) -> None:
+    """Is the new version better than the old? Duplicate deals and an SPRT; stops as soon as the answer is clear."""
+    from referee.cli import parse_options
+    from tournaments.duel import EXIT, configure, evidence, games_per_set, run_duel
+    from tournaments.sprt import Sprt, check
+
+    problem = check(alpha, beta, elo0, elo1)
+    if problem:
+        raise ConfigError(problem)
+    cfg = configure(
+        variant,
+        new,
+        old,
+        filler or [],
+        max_games,
+        seed=seed,
+        concurrency=concurrency,
+        records=records,
+        options=parse_options(option or []),
+    )
+    sprt = Sprt(games_per_set(len(cfg.entrants)), elo0, elo1, alpha, beta)
+
+    def progress(d: "Duel") -> None:
+        mean, _ = d.sprt.score()
+        typer.echo(f"[{d.games} games] deal set {d.sprt.sets}: score {mean:.3f}, LLR {d.sprt.llr():.3f}", err=True)
+
+    try:
+        result = run_duel(cfg, sprt, progress)
+    except KeyboardInterrupt:
+        typer.echo("romis: interrupted", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"duel {cfg.variant} at {len(cfg.entrants)} seats: new {new!r} against old {old!r}")
+    for line in evidence(result):
+        typer.echo(line)
+    raise typer.Exit(EXIT[result.sprt.verdict()])

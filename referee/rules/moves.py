@@ -183,22 +183,7 @@ class TableMoves(DrawMeldDiscard):
         self.take_from_hand(seat, list(from_hand.elements()))
         if self.rearrange_hand_card and not each_gets_one([list(m.cards) for m in new], from_hand):
             raise IllegalAction("rearrange.hand-card", "each new meld needs at least one card from your hand")
-        for k, left in zip(op.melds, kept):
-            self.table[k] = left
-        first = len(self.table)
-        self.table += new
-        self.play_new += range(first, len(self.table))
-        self.play_placed += from_hand
-        self.emit(
-            {
-                "type": "rearrange",
-                "seat": seat,
-                "melds": list(op.melds),
-                "new": list(range(first, len(self.table))),
-                "from_hand": sorted(from_hand.elements()),
-                "identities": [list(m.ids) for m in kept + new],
-            }
-        )
+        self.lay_rearranged(seat, op.melds, kept, new, from_hand, kept + new)
 
     def regroup(self, seat: int, op: Rearrange) -> None:
         """With `rearrange_regroup`: the melds named are replaced by `into`, which must hold every card of them
@@ -217,20 +202,34 @@ class TableMoves(DrawMeldDiscard):
             raise IllegalAction("rearrange.unused", f"every card of the melds named must stay in a meld: {missing}")
         from_hand = used - held
         self.take_from_hand(seat, list(from_hand.elements()))
-        for i, (k, src) in enumerate(zip(op.melds, sources)):
-            self.table[k] = new[i] if i < len(new) else emptied(src)
+        replaced = [new[i] if i < len(new) else emptied(src) for i, src in enumerate(sources)]
+        self.lay_rearranged(seat, op.melds, replaced, new[len(op.melds) :], from_hand, new)
+
+    def lay_rearranged(
+        self,
+        seat: int,
+        named: list[int],
+        replaced: list[TableMeld],
+        added: list[TableMeld],
+        from_hand: Counter[str],
+        shown: list[TableMeld],
+    ) -> None:
+        """Put a rearrangement on the table: the melds `named` become `replaced`, `added` are new melds, and one
+        public `rearrange` event gives the identities of the melds `shown`."""
+        for k, meld in zip(named, replaced):
+            self.table[k] = meld
         first = len(self.table)
-        self.table += new[len(op.melds) :]
+        self.table += added
         self.play_new += range(first, len(self.table))
         self.play_placed += from_hand
         self.emit(
             {
                 "type": "rearrange",
                 "seat": seat,
-                "melds": list(op.melds),
+                "melds": list(named),
                 "new": list(range(first, len(self.table))),
                 "from_hand": sorted(from_hand.elements()),
-                "identities": [list(m.ids) for m in new],
+                "identities": [list(m.ids) for m in shown],
             }
         )
 

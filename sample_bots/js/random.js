@@ -1,11 +1,8 @@
 #!/usr/bin/env node
-// romis sample bot in JavaScript: answers every request with a random legal option.
-// Protocol v1: one JSON object per line on stdin/stdout (see docs/protocol.md).
+// romis sample bot in JavaScript: answers every request with a random legal option, on the helper romis.js.
 "use strict";
-const readline = require("readline");
+const { run } = require("./romis");
 
-const rl = readline.createInterface({ input: process.stdin, terminal: false });
-const send = (msg) => process.stdout.write(JSON.stringify(msg) + "\n");
 // mulberry32, seeded from hello.seed, so that a seeded match replays the same
 let state = 1;
 const random = () => {
@@ -16,19 +13,10 @@ const random = () => {
 };
 const pick = (xs) => xs[Math.floor(random() * xs.length)];
 
-rl.on("line", (line) => {
-  const msg = JSON.parse(line);
-  switch (msg.type) {
-    case "hello":
-      state = (msg.seed || 1) | 0;
-      send({ type: "ready", name: "random-js", version: "1" });
-      break;
-    case "request": {
-      const options = msg.decision.options || [];
-      send({ type: "play", id: msg.id, ops: [pick(options)] });
-      break;
-    }
-    case "shutdown":
-      process.exit(0);
-  }
+run((request) => [pick(request.decision.options || [])], {
+  name: "random-js",
+  version: "1",
+  onHello: (hello) => {
+    state = (hello.seed || 1) | 0;
+  },
 });

@@ -302,14 +302,10 @@ class Trump(VictoriaBank, DrawMeldDiscard):
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
         """A hand's best combinations and deadwood (what it costs when another seat declares), and the open and
         concealed declarations it would allow after the discard."""
-        game = cls.hooks_only()
-        split = best_split(hand, game.meld_rules, game.penalty)
+        game, out = cls.hooks_only(), super().evaluate(hand)
         return {
-            "melds": [list(m.cards) for m in split.melds],
-            "identities": [list(m.ids) for m in split.melds],
-            "deadwood": list(split.deadwood),
-            "deadwood_points": split.points,
-            "points": split.points,
+            **out,
+            "points": out["deadwood_points"],
             "open": game.open_penalty(hand),
             "concealed": game.concealed(hand) if len(hand) == 10 else None,
         }

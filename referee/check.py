@@ -1,0 +1,304 @@
+"""`romis check`: a conformance run for one bot (handshake, a seeded match per variant, crafted rare positions).
+
+The bot takes seat 0; the other seats are played in-process by the engine's `fallback`, so only the bot is judged.
+Crafted positions are reached by a seeded playout in-process (the sample brain: random in seat 0, greedy in the
+others, which gets deals scored, seats in trouble and rounds final) up to the first time seat 0 meets each decision
+kind; the bot then starts there, sees every event so far, and answers that decision.
+"""
+
+import copy
+import json
+import statistics
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import trio
+
+from protocol import messages as m
+from referee.match import Match, Seat, split_command
+from referee.reaper import guard
+from referee.rules.engine import Game
+from referee.rules.errors import IllegalAction
+from referee.rules.variants import find_variant
+from referee.runner import BotGroup, Limits
+from referee.spawn import sandbox_mode
+
+SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
+SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks for rare decisions
+SEARCH_STEPS = 20000  # decisions of one search playout at most
+SEARCHES = 4  # search playouts per variant at most (seeds seed, seed + 1, ...)
+
+
+def label(decision: m.Decision) -> str:
+    """The decision kind as the report names it: kind/phase, marked when it is a final round or turn."""
+    final = decision.constraints.get("final_round") or decision.constraints.get("final_turn")
+    return f"{decision.kind}/{decision.phase}" + ("/final" if final else "")
+
+
+class CheckMatch(Match):
+    """A match with the bot in seat 0 only; the other seats play the fallback. It notes each of the bot's
+    decisions, and (`stop_after`) may stop once the bot has answered a decision of that kind."""
+
+    def __init__(
+        self, game: Game, command: str, limits: Limits, stop_after: str | None = None, history: list | None = None
+    ):
+        super().__init__(game, [command], limits)
+        self.actions: list[list] = list(history or [])  # [seat, ops] of every play from the deal of `game.seed`
+        self._before: tuple[list[list], dict[str, Any]] = ([], {})  # the actions and seat 0's view when it was asked
+        self.seats += [Seat("fallback") for _ in range(game.n - 1)]
+        self._deals_sent = len(game.deal_results)  # a crafted position: earlier deals are in the events
+        self.stop_after = stop_after
+        self.decisions: list[dict[str, Any]] = []
+        self.startup = 0.0
+        self.faulted = False
+        self.startup_fault: str | None = None
+
+    async def _start_all(self, group: BotGroup) -> None:
+        start = trio.current_time()
+        await self._start_one(group, 0)
+        self.startup = trio.current_time() - start
+        seat = self.seats[0]
+        self.startup_fault = f"{seat.fault}: {seat.fault_detail}" if seat.fault else None
+        self.faulted = seat.fault is not None  # no ready: the handshake failed, no decision is judged
+
+    async def _play(self) -> None:
+        g = self.game
+        while not g.is_over() and not self._stopped():
+            decisions = {i: g.decision(i) for i in g.to_act()}
+            for i in sorted(decisions):  # one at a time: only seat 0 is a process, the others answer at once
+                await self._settle(i, decisions[i], *await self._ask_new(i, decisions[i]))
+                await self._close_if_faulted(i)
+            await self._broadcast_deal_ends()
+
+    def _stopped(self) -> bool:
+        return self.stop_after is not None and any(d["kind"] == self.stop_after for d in self.decisions)
+
+    async def _finish(self) -> None:
+        if self.game.is_over():
+            await super()._finish()
+        else:
+            self._result_line = {"type": "stopped"}
+            await self._send(0, m.Shutdown("check over"))
+
+    async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
+        if i == 0:
+            self._before = (list(self.actions), self.game.view(0))
+        return await super()._ask(i, rid, decision)
+
+    def _log(self, i: int, rid: int | None, decision: m.Decision, ops: list, verdict: str) -> None:
+        if verdict in ("ok", "fallback"):
+            self.actions.append([i, m.to_builtins(ops)])
+        seat = self.seats[0]
+        if i != 0 or (verdict == "fallback" and (seat.proc is None or self.faulted)):
+            return  # other seats, and the fallback's plays once the bot has faulted, judge nobody
+        self.faulted = self.faulted or verdict != "ok"
+        note: dict[str, Any] = {"kind": label(decision), "verdict": verdict}
+        if rid is not None and seat.walls:
+            note["wall"] = seat.walls[-1]
+        if verdict.startswith("illegal:") or verdict == "fallback":
+            g = self.game
+            note["position"] = {
+                "variant": g.slug,
+                "players": g.n,
+                "options": g.opts,
+                "seed": g.seed,
+                "seat": 0,
+                "decision": m.to_builtins(decision),
+                "view": self._before[1],
+                "ops": m.to_builtins(ops) if rid is not None else None,
+                "actions": self._before[0],
+            }
+        if verdict == "fallback":
+            note["fault"] = f"{seat.fault}: {seat.fault_detail}"
+        self.decisions.append(note)
+
+
+def declared(cls: type[Game]) -> list[str]:
+    """The decision kinds the variant declares (docs/reference.md), as `kind/phase`."""
+    from referee.reference import describe
+
+    return [f"{d['kind']}/{d['phase']}" for d in describe(cls)["decisions"]]
+
+
+Position = tuple[Game, list[list]]  # a game in progress and the [seat, ops] plays that led there from its seed
+
+
+def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[str, Position]:
+    """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point.
+    The playout stops once every kind in `wanted` (kind/phase) has come up."""
+    from sample_bots.brain import Brain
+
+    game = cls(players, {k: v for k, v in SEARCH.items() if k in cls.all_options()}, seed)
+    # seat 0 random on even seeds (it falls behind: between-deals questions), greedy on odd ones (it goes out)
+    brains = [
+        Brain(cls.slug, players, game.opts, greedy=s != 0 or seed % 2 == 1, seed=seed + s) for s in range(players)
+    ]
+    found: dict[str, Position] = {}
+    actions: list[list] = []
+    for _ in range(SEARCH_STEPS):
+        if game.is_over() or wanted <= {k.removesuffix("/final") for k in found}:
+            break
+        for i in game.to_act():
+            decision = game.decision(i)
+            if i == 0 and label(decision) not in found:
+                found[label(decision)] = copy.deepcopy(game), list(actions)
+            ops = brains[i].choose(decision, game.view(i))
+            try:
+                game.apply(i, ops)
+            except IllegalAction:
+                ops = game.fallback(i)
+                game.apply(i, ops)
+            actions.append([i, m.to_builtins(ops)])
+    return found
+
+
+def positions(cls: type[Game], players: int, seed: int, met: set[str]) -> dict[str, Position]:
+    """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts."""
+    found: dict[str, Position] = {}
+    for n in range(SEARCHES):
+        wanted = set(declared(cls)) - {k.removesuffix("/final") for k in met | set(found)}
+        if not wanted and n:
+            break
+        for kind, position in search(cls, players, seed + n, wanted).items():
+            if kind not in met:
+                found.setdefault(kind, position)
+    return found
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th quantile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarize(notes: list[dict[str, Any]], source: str) -> dict[str, dict[str, Any]]:
+    """Per decision kind: how many decisions, passed or not, illegal plays, faults, decision-time percentiles."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for note in notes:
+        row = kinds.setdefault(note["kind"], {"kind": note["kind"], "source": source, "decisions": 0, "walls": []})
+        row["decisions"] += 1
+        row.setdefault("illegal", [])
+        row.setdefault("faults", [])
+        if "wall" in note:
+            row["walls"].append(note["wall"])
+        if note["verdict"].startswith("illegal:"):
+            row["illegal"].append({"rule": note["verdict"].partition(":")[2], "position": note["position"]})
+        elif note["verdict"] == "fallback":
+            row["faults"].append({"fault": note["fault"], "position": note["position"]})
+    for row in kinds.values():
+        walls = row.pop("walls")
+        row["passed"] = not row["illegal"] and not row["faults"]
+        if walls:
+            row.update(wall_p50=statistics.median(walls), wall_p95=percentile(walls, 0.95), wall_max=max(walls))
+            row["wall_total"] = sum(walls)
+    return kinds
+
+
+async def _run(match: CheckMatch) -> CheckMatch:
+    await match.run()
+    return match
+
+
+def check_position(command: str, position: Position, kind: str, limits: Limits) -> dict[str, Any]:
+    """The report row of one crafted position: a fresh bot process, started where seat 0 must decide `kind`."""
+    game, history = position
+    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind, history=history))
+    row = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(kind)
+    if row is None:  # it never answered: it did not start, or faulted before (a startup fault names why)
+        faults = [{"fault": crafted.startup_fault, "position": None}] if crafted.startup_fault else []
+        row = {"kind": kind, "source": "crafted", "decisions": 0, "illegal": [], "faults": faults, "passed": False}
+    return row
+
+
+def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[str, Any]:
+    """The report of one variant: the handshake, the ordinary match's kinds, then the crafted positions'."""
+    cls = find_variant(slug)
+    players = cls.min_players
+    opts = {k: v for k, v in SHORT.items() if k in cls.all_options()}
+    match = trio.run(_run, CheckMatch(cls(players, opts, seed), command, limits))
+    seat = match.seats[0]
+    handshake_ok = match.startup_fault is None
+    report: dict[str, Any] = {
+        "variant": cls.slug,
+        "players": players,
+        "seed": seed,
+        "handshake": {"passed": handshake_ok, "seconds": match.startup, "name": seat.name},
+    }
+    if not handshake_ok:
+        report["handshake"]["fault"] = match.startup_fault
+    kinds = summarize(match.decisions, "match")
+    if handshake_ok:
+        for kind, position in positions(cls, players, seed, set(kinds)).items():
+            kinds[kind] = check_position(command, position, kind, limits)
+    report["kinds"] = list(kinds.values())
+    met = {k.removesuffix("/final") for k in kinds}
+    report["unreached"] = [k for k in declared(cls) if k not in met] if handshake_ok else []
+    report["passed"] = handshake_ok and all(k["passed"] for k in report["kinds"])
+    return report
+
+
+def check(command: str, variants: list[str], seed: int = 1, move_time: float = 2.0, startup_time: float = 10.0) -> dict:
+    """The whole conformance report of `command` over `variants`; ConfigError for bad input before any bot runs."""
+    slugs = [find_variant(v).slug for v in variants]
+    split_command(command)
+    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=sandbox_mode())
+    with guard():
+        reports = [check_variant(command, slug, seed, limits) for slug in slugs]
+    return {"bot": command, "passed": all(r["passed"] for r in reports), "variants": reports}
+
+
+def junit(report: dict[str, Any]) -> bytes:
+    """JUnit XML: one testsuite per variant, one testcase for the handshake and one per decision kind (skipped: a
+    declared kind that neither the match nor the search reached)."""
+    root = ET.Element("testsuites", name="romis check")
+    for v in report["variants"]:
+        suite = ET.SubElement(root, "testsuite", name=v["variant"])
+        cases = [("handshake", v["handshake"]["passed"], v["handshake"].get("fault", ""), v["handshake"]["seconds"])]
+        for k in v["kinds"]:
+            cases.append((k["kind"], k["passed"], failure_text(k), k.get("wall_total", 0.0)))
+        for name, passed, text, seconds in cases:
+            case = ET.SubElement(suite, "testcase", classname=f"romis.check.{v['variant']}", name=name)
+            case.set("time", f"{seconds:.3f}")
+            if not passed:
+                ET.SubElement(case, "failure", message=text.splitlines()[0] if text else "failed").text = text
+        for name in v["unreached"]:
+            case = ET.SubElement(suite, "testcase", classname=f"romis.check.{v['variant']}", name=name, time="0")
+            ET.SubElement(case, "skipped", message="not reached by the match or the search playouts")
+        suite.set("tests", str(len(cases) + len(v["unreached"])))
+        suite.set("failures", str(sum(not passed for _, passed, _, _ in cases)))
+        suite.set("errors", "0")
+        suite.set("skipped", str(len(v["unreached"])))
+    root.set("tests", str(sum(int(s.get("tests", 0)) for s in root)))
+    root.set("failures", str(sum(int(s.get("failures", 0)) for s in root)))
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def failure_text(kind: dict[str, Any]) -> str:
+    """What went wrong in one decision kind: each illegal play (rule) and fault, with its position as JSON."""
+    lines = [f"illegal play, rule {x['rule']}: {json.dumps(x['position'])}" for x in kind["illegal"]]
+    lines += [f"fault {x['fault']}: {json.dumps(x['position'])}" for x in kind["faults"]]
+    if not lines and not kind["passed"]:
+        lines.append("the bot never answered this decision")
+    return "\n".join(lines)
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A readable account: per variant the handshake and each decision kind with its verdict and times."""
+    lines = []
+    for v in report["variants"]:
+        hs = v["handshake"]
+        lines.append(f"{v['variant']} ({v['players']} players, seed {v['seed']}): {'ok' if v['passed'] else 'FAILED'}")
+        lines.append(f"  handshake: {'ok' if hs['passed'] else 'FAILED ' + hs['fault']} ({hs['seconds']:.2f} s)")
+        for k in v["kinds"]:
+            times = ", ".join(f"{q} {k[f'wall_{q}'] * 1000:.1f} ms" for q in ("p50", "p95", "max") if "wall_p50" in k)
+            verdict = "ok" if k["passed"] else "FAILED"
+            lines.append(
+                f"  {k['kind']} ({k['source']}, {k['decisions']} decision(s), {times or 'no timings'}): {verdict}"
+            )
+            lines += [f"    illegal play (rule {x['rule']})" for x in k["illegal"]]
+            lines += [f"    fault {x['fault']}" for x in k["faults"]]
+        if v["unreached"]:  # declared, but neither the match nor the search playout came to them
+            lines.append(f"  not reached (not judged): {', '.join(v['unreached'])}")
+    failed = [v["variant"] for v in report["variants"] if not v["passed"]]
+    lines.append("all passed" if not failed else f"failed: {', '.join(failed)}")
+    return "\n".join(lines)

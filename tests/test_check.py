@@ -1,0 +1,127 @@
+"""`romis check`: a well-behaved bot passes every variant's decision kinds, each misbehaving bot fails and is named."""
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from protocol.messages import op_from_builtins
+from referee.check import check_position, junit
+from referee.cli import run
+from referee.rules.errors import IllegalAction
+from referee.rules.variants import find_variant
+from referee.runner import Limits
+
+pytestmark = pytest.mark.e2e
+GREEDY = "python -m sample_bots.greedy"
+BAD = {
+    "crash": "crash",
+    "hang": "timeout",
+    "garbage": "malformed",
+    "bigline": "line_too_long",
+    "exit_now": "crash",
+    "late": "timeout",
+    "illegal": "illegal",
+    "unknown": "unknown_message",
+}
+
+
+def romis(capsys, *args):
+    """(exit code, stdout, stderr) of one in-process command line."""
+    code = run(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+RARE = ["may-i", "elimination", "orija", "mississippi", "boathouse"]
+
+
+def test_greedy_passes_the_rare_kinds_and_the_junit_parses(capsys, tmp_path):
+    junit = tmp_path / "check.xml"
+    args = ["check", GREEDY, *(a for v in RARE for a in ("--variant", v)), "--junit", str(junit), "--json"]
+    code, out, err = romis(capsys, *args)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["passed"] and [v["variant"] for v in report["variants"]] == RARE
+    kinds = {v["variant"]: {k["kind"]: k for k in v["kinds"]} for v in report["variants"]}
+    assert kinds["may-i"]["claim/claim"]["decisions"] > 0  # a claim window
+    assert kinds["elimination"]["show/round"]["decisions"] > 0  # a sealed reveal
+    assert kinds["orija"]["bid/buy"]["decisions"] > 0  # a bid
+    assert kinds["mississippi"]["buyback/between-deals"]["source"] == "crafted"  # a between-deals decision
+    assert kinds["boathouse"]["turn/declare/final"]["source"] == "crafted"  # a final turn
+    assert all(k["passed"] for v in kinds.values() for k in v.values())
+    assert all(k["wall_p50"] <= k["wall_p95"] <= k["wall_max"] for v in kinds.values() for k in v.values())
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites" and root.get("failures") == "0"
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == RARE
+    names = [c.get("name") for c in suites[3].findall("testcase")]
+    assert names[0] == "handshake" and "buyback/between-deals" in names
+    assert int(root.get("tests")) == sum(len(s.findall("testcase")) for s in suites)
+
+
+def test_a_declared_kind_no_playout_reaches_is_a_skipped_testcase():
+    kind = {"kind": "turn/draw", "source": "match", "decisions": 3, "illegal": [], "faults": [], "passed": True}
+    handshake = {"passed": True, "seconds": 0.1, "name": "x"}
+    variant = {"variant": "liverpool", "handshake": handshake, "kinds": [kind], "unreached": ["claim/claim"]}
+    suite = ET.fromstring(junit({"variants": [variant]})).find("testsuite")
+    assert suite.get("tests") == "3" and suite.get("skipped") == "1" and suite.get("failures") == "0"
+    (case,) = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
+    assert case.get("name") == "claim/claim"
+
+
+@pytest.mark.parametrize("bot,fault", sorted(BAD.items()))
+def test_a_misbehaving_bot_fails_and_its_fault_is_named(capsys, tmp_path, bot, fault):
+    junit = tmp_path / "check.xml"
+    bad = f"{sys.executable} -m sample_bots.bad.{bot}"
+    code, out, err = romis(capsys, "check", bad, "--move-time", "0.5", "--junit", str(junit))
+    assert code == 1, err
+    named = ("crash", "broken_pipe") if bot == "exit_now" else (fault,)
+    assert "FAILED" in out and any(n in out for n in named)
+    if bot == "exit_now":  # it dies before ready: the handshake fails and nothing else is asked
+        assert "handshake: FAILED" in out and "turn/" not in out
+    if bot == "illegal":
+        assert "illegal play (rule hand.missing-card)" in out
+    failures = [f.get("message") for f in ET.parse(junit).getroot().iter("failure")]
+    assert failures and any(n in m for m in failures for n in named)
+
+
+def test_an_illegal_play_comes_with_a_replayable_position(capsys):
+    code, out, _ = romis(capsys, "check", f"{sys.executable} -m sample_bots.bad.illegal", "--json")
+    assert code == 1
+    (variant,) = json.loads(out)["variants"]
+    (play,) = [x for k in variant["kinds"] for x in k["illegal"]]
+    pos = play["position"]
+    assert play["rule"] == "hand.missing-card" and pos["variant"] == "classic" and pos["seed"] == 1
+    assert pos["ops"][0]["card"] not in pos["view"]["hand"]  # the very play, against the hand it was made from
+    game = find_variant(pos["variant"])(pos["players"], pos["options"], pos["seed"])
+    for seat, ops in pos["actions"]:  # the plays before it rebuild the position
+        game.apply(seat, [op_from_builtins(op) for op in ops])
+    assert game.view(0) == pos["view"]
+    with pytest.raises(IllegalAction) as illegal:
+        game.apply(0, [op_from_builtins(op) for op in pos["ops"]])
+    assert illegal.value.rule == "hand.missing-card"
+
+
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (["check", "no-such-bot-program"], "not found"),
+        (["check", GREEDY, "--variant", "rumy"], "unknown variant"),
+        (["check", GREEDY, "--all", "--variant", "gin"], "not both"),
+        (["check", GREEDY, "--junit", "/no/such/dir/x.xml"], "no such directory"),
+        (["check", GREEDY, "--move-time", "0"], "--move-time"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, args, line):
+    code, out, err = romis(capsys, *args)
+    assert code == 2 and line in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_a_crafted_position_whose_bot_dies_before_ready_fails_with_the_fault_named():
+    game = find_variant("classic")(2, {}, 1)
+    bad = f"{sys.executable} -m sample_bots.bad.exit_now"
+    row = check_position(bad, (game, []), "turn/draw", Limits(move_time=2.0, bank=0.0, startup_time=10.0))
+    assert not row["passed"] and row["decisions"] == 0
+    assert row["faults"][0]["fault"].split(":")[0] in ("crash", "broken_pipe")
