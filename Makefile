@@ -10,12 +10,13 @@ node:
 	  (apt-get update -qq && apt-get install -y -qq nodejs >/dev/null); } || true
 	@command -v node >/dev/null || { echo "romis: node (Node.js) is required for the JavaScript sample bot; install it (e.g. apt-get install nodejs)"; exit 1; }
 
-# a headless Chromium checks the HTML report; install Debian's when it is missing and we may (the test says
-# why it skipped otherwise)
+# a headless Chromium checks the HTML report and, driven by Selenium through chromedriver, the `romis view` page;
+# install Debian's chromium and chromium-driver when they are missing and we may (the tests say why they skipped
+# otherwise)
 browser:
-	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
-	  echo "romis: chromium is not installed; the HTML report's browser test will be skipped"
+	@{ command -v chromium && command -v chromedriver; } >/dev/null || { [ "$$(id -u)" = 0 ] && \
+	  command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq chromium chromium-driver \
+	  >/dev/null); } || echo "romis: chromium or chromedriver is not installed; the browser tests will be skipped"
 
 # a C compiler builds the C sample bot; install Debian's gcc when it is missing and we may
 ccompiler:

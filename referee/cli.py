@@ -290,6 +290,18 @@ def check(
 
 
 @app.command()
+def view(
+    file: Annotated[Path, typer.Argument(help="a game record written by `romis play --record`")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="the HTML file to write")] = Path("replay.html"),
+) -> None:
+    """Write one self-contained HTML page that replays a game record in the browser (no network, no server)."""
+    from referee.view import write
+
+    steps = write(file, out)
+    typer.echo(f"{out}: {steps} steps of {file}")
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON Schema of protocol v1."""
     from protocol.messages import json_schema

@@ -2,6 +2,7 @@
 plays re-derived and compared (deal results, faults against illegal plays, fallback plays, ranks, the order
 of the lines). What cannot be re-derived (limits, bot commands, names, timings) only a signature protects."""
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -45,8 +46,9 @@ class Replay:
         self.ended_at = 0  # line of the last play, whose deal_over may be owed
         self.acted = self.tails = False
 
-    def run(self, lines: list[dict]) -> dict[str, Any]:
-        """Check every line after the header; the replayed result (RecordInterrupted if the match stopped)."""
+    def run(self, lines: list[dict], after: Callable[[int, dict], None] | None = None) -> dict[str, Any]:
+        """Check every line after the header, calling `after(n, line)` once line n is applied (`romis view`); the
+        replayed result (RecordInterrupted if the match stopped)."""
         for n, line in enumerate(lines[1:], 2):
             kind = line.get("type")
             if not isinstance(kind, str):  # a mutated record may put any JSON value there
@@ -58,6 +60,8 @@ class Replay:
             if handler is None:
                 raise ReplayError(f"line {n}: unknown line type {kind!r}")
             handler(line, n)
+            if after is not None:
+                after(n, line)
             if kind in FINAL:
                 g = self.game
                 return {"variant": g.slug, "seed": g.seed, "totals": g.totals, "deals": self.deals, "lines": len(lines)}

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from procs import leftovers, record_so_far
 
+from referee.view import game_data
+
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -264,6 +266,8 @@ def test_every_variant_plays_a_whole_match_deterministically_and_replays(slug, n
     if len(outs) == 2:
         assert actions(tmp_path / "r0.jsonl") == actions(tmp_path / "r1.jsonl")
     assert romis("replay", str(tmp_path / "r0.jsonl")).returncode == 0
+    steps = game_data(tmp_path / "r0.jsonl")["steps"]  # romis view: a step per play and deal, ending at the result
+    assert steps[-1]["type"] == "result" and steps[-1]["totals"] == [s["score"] for s in res["seats"]]
 
 
 @pytest.mark.parametrize("slug", sorted({s for s, _ in _variant_cases()}))

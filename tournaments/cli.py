@@ -1,5 +1,6 @@
 """`romis tournament run|report`: thin commands over tournaments.run and tournaments.report."""
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -9,6 +10,7 @@ from referee.rules.errors import ConfigError
 
 if TYPE_CHECKING:
     from tournaments.duel import Duel
+    from tournaments.spec import GameResult
     from tournaments.store import Failure
 
 app = typer.Typer(no_args_is_help=True, help="Round-robin and gauntlet tournaments with durable results.")
@@ -99,10 +101,17 @@ def report(
         ),
     ] = "table",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
+    replays: Annotated[
+        Path | None,
+        typer.Option(
+            help="html only: the directory of the game records; write each game's replay page (romis view) beside "
+            "its record and link it from the report"
+        ),
+    ] = None,
 ) -> None:
     """Standings, head-to-head, ratings and duplicate-deal figures of a tournament, with what was played."""
     from tournaments.event import report as event_report
-    from tournaments.report import FORMATS, meta_csv, meta_path
+    from tournaments.report import FORMATS, meta_csv, meta_path, with_replays
     from tournaments.store import Store
 
     if fmt not in FORMATS:
@@ -110,6 +119,10 @@ def report(
     store = Store(db, readonly=True)  # no lock, no write: it works during a run and in a read-only directory
     about = store.about()
     text = event_report(store.results(), about, fmt)
+    if replays is not None:
+        if fmt != "html":
+            raise ConfigError("--replays needs --format html")
+        text = with_replays(text, store.results(), _replay_pages(store.results(), replays, output))
     if not output:
         typer.echo(text)
         for line in failure_lines(store.failures()):  # on stderr: it must not break a csv or json report
@@ -121,6 +134,29 @@ def report(
         typer.echo(f"romis: standings in {output}, what was played in {meta_path(output)}", err=True)
     for line in failure_lines(store.failures()):
         typer.echo(line, err=True)
+
+
+def _replay_pages(games: "list[GameResult]", records: Path, report: Path | None) -> dict[str, str]:
+    """Each game's replay page, written beside its record unless already newer than it; the links, relative to
+    the report's directory. A record that cannot be viewed is named on stderr and left out."""
+    from referee.view import write
+
+    if not records.is_dir():
+        raise ConfigError(f"--replays: {records} is not a directory")
+    links = {}
+    for game in games:
+        record = records / f"{game.key}.jsonl"
+        page = records / f"{game.key}.html"
+        if not record.exists():
+            continue
+        try:
+            if not page.exists() or page.stat().st_mtime < record.stat().st_mtime:
+                write(record, page)
+        except ConfigError as e:
+            typer.echo(f"romis: no replay for game {game.key}: {e}", err=True)
+            continue
+        links[game.key] = os.path.relpath(page, report.parent if report else Path.cwd())
+    return links
 
 
 def _write(path: Path, text: str) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tournaments.about import About, as_json, duplicate_words, entrant_rows, facts, partnership_words
 from tournaments.plot import rating_plot
+from tournaments.spec import GameResult
 from tournaments.standings import EntrantRow, Standings
 from tournaments.teams import team_label
 
@@ -376,6 +377,21 @@ def html_page(title: str, body: str) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{t}</title><style>{CSS}</style></head>
 <body>{body}</body></html>
 """
+
+
+def with_replays(page: str, games: list[GameResult], links: dict[str, str]) -> str:
+    """An HTML report with a last section linking each game that has one to its replay page (`romis view`)."""
+    rows = "".join(
+        f'<tr><td><a href="{html.escape(links[g.key])}">{html.escape(g.key)}</a></td><td class=n>{g.seed}</td>'
+        f"<td>{html.escape(', '.join(f'{s.entrant} {s.score:g}' for s in g.seats))}</td></tr>\n"
+        for g in games
+        if g.key in links
+    )
+    section = f"""<h2>Replays</h2><p>Each game's replay page, in the browser.</p>
+<table class="replays"><tr><th>game</th><th>seed</th><th>seats and scores</th></tr>
+{rows}</table>
+"""
+    return page.replace("</body>", section + "</body>", 1) if rows else page
 
 
 def html_body(st: Standings, title: str, about: About | None) -> str:
