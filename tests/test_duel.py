@@ -180,7 +180,9 @@ def test_greedy_is_better_than_random(capsys):
     value, upper = float(llr_line.split()[1].rstrip(",")), float(llr_line.split("]")[0].split(", ")[-1])
     assert value >= upper
     games = int(out.split("games: ")[1].split(";")[0])
-    assert games < 40 and games % 2 == 0  # stopped early, on whole deal sets
+    counted = int(out.split("deal sets counted: ")[1].split(" ")[0])
+    # stopped early, on whole deal sets of 2 games; games of a later set may have finished before the verdict
+    assert 2 * counted <= games < 40
     assert leftovers() == []  # the games still in play when it stopped were abandoned, their bots killed
 
 
