@@ -314,3 +314,16 @@ def test_only_in_deal_7_the_last_card_may_not_be_discarded(deal, last):
     else:
         g.apply(0, ops)
         assert g.deal_results[0]["winner"] == 0
+
+
+def test_after_the_seventh_deal_every_seat_still_gets_its_view_showing_the_last_contract():
+    from sample_bots.brain import Brain
+
+    game = Contract(3, {}, 3)
+    brains = [Brain("contract", 3, game.opts, greedy=True, seed=s) for s in range(3)]
+    while not game.is_over():
+        for seat in game.to_act():
+            game.apply(seat, brains[seat].choose(game.decision(seat), game.view(seat)))
+    assert game.deal_no == 7
+    views = [game.view(s) for s in range(3)]  # romis view asks for them after the last play
+    assert all(v["contracts"] == views[0]["contracts"] for v in views) and views[0]["contracts"]

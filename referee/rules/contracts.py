@@ -193,8 +193,9 @@ class ContractGame(DrawMeldDiscard):
         return len(self.schedule)
 
     def requirements(self, seat: int) -> tuple[Requirement, ...]:
-        """The requirement(s) `seat` may meet this deal (several: alternative whole-hand patterns)."""
-        return (self.schedule[self.deal_no],)
+        """The requirement(s) `seat` may meet this deal (several: alternative whole-hand patterns); once the match
+        is over, those of its last deal (the views still describe it)."""
+        return (self.schedule[min(self.deal_no, len(self.schedule) - 1)],)
 
     def span(self, meld: TableMeld) -> tuple[str, int, int]:
         """Where a run lies, for the "not joinable" rule (liverpool: colour and its own rank order)."""
