@@ -5,6 +5,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from test_e2e import BAD  # each misbehaving bot and the fault it makes
 
 from protocol.messages import op_from_builtins
 from referee.check import check_position, junit
@@ -15,16 +16,6 @@ from referee.runner import Limits
 
 pytestmark = pytest.mark.e2e
 GREEDY = "python -m sample_bots.greedy"
-BAD = {
-    "crash": "crash",
-    "hang": "timeout",
-    "garbage": "malformed",
-    "bigline": "line_too_long",
-    "exit_now": "crash",
-    "late": "timeout",
-    "illegal": "illegal",
-    "unknown": "unknown_message",
-}
 
 
 def romis(capsys, *args):
