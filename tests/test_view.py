@@ -25,6 +25,7 @@ GAMES = {  # variant: bots (seat order), seed; one deal each
     "gin": ([GREEDY, RANDOM], 4),
     "may-i": ([RANDOM, GREEDY, RANDOM], 5),
     "two-candles": ([GREEDY, RANDOM, RANDOM], 3),  # two piles, no discard pile, no melds
+    "french": ([GREEDY, RANDOM], 3),  # chips and a bank
 }
 CHROMIUM, DRIVER = "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
@@ -185,6 +186,10 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
         assert page["hands"] == hands, step
         pile = views[0].get("discard")
         assert page["top"] == (pile[-1] if pile else None), step
+        if "chips" in views[0]:  # the balances and the bank, public, as the engine gives them at this step
+            chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#row-chips td")]
+            assert chips == [str(x) for x in views[0]["chips"]], step
+            assert browser.find_element(By.ID, "bank").text == f"bank: {views[0]['bank']}", step
 
     shows(0)
     for step in range(1, 6):
@@ -213,6 +218,12 @@ def test_the_browser_steps_through_the_game(records, browser, tmp_path, variant)
     shows(deal)
     for seat, kept in enumerate(shown_lines[deal - 1].get("hands", [])):  # a deal_over without hands omits them
         assert f"seat {seat} kept {' '.join(kept) or 'nothing'}" in browser.find_element(By.ID, "what").text
+    dealt = [x for x in lines if x["type"] == "deal_over"]  # the deals table: a row per deal, its winner or none
+    rows = [
+        [c.text for c in r.find_elements(By.TAG_NAME, "td")]
+        for r in browser.find_elements(By.CSS_SELECTOR, "#deal-table tr")
+    ]
+    assert [r[:2] for r in rows[1:]] == [[str(x["deal"]), str(x.get("winner", "none"))] for x in dealt]
     body.send_keys(Keys.HOME)
     shows(0)
 
