@@ -3,6 +3,7 @@ tiny bot that uses it, with no romis on the bot's path, and played by `romis pla
 
 import io
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -131,3 +132,18 @@ def test_the_examples_in_the_guide_play_legally_at_one_table(tmp_path):
     bots = [f"{sys.executable} -S {tmp_path / 'first.py'}", f"node {tmp_path / 'first.js'}", str(tmp_path / "first")]
     res = play(*bots, variant="gin-three", extra=("--option", "max_deals=1"))
     assert [(s["name"], s["fault"]) for s in res["seats"]] == [("first-option", None)] * 3
+
+
+def test_the_guides_first_bot_passes_romis_check(tmp_path):
+    """The quick start of docs/bots.md, as a stranger runs it: the helper copied beside the bot, and the guide's
+    `romis check` command exits 0."""
+    import re
+
+    start = (ROOT / "docs/bots.md").read_text().split("## From a fresh clone")[1].split("\n## ")[0]
+    (code,) = re.findall(r"```python\n(.*?)```", start, re.S)
+    (command,) = re.findall(r"^romis check (.*?)(?:  +#.*)?$", start, re.M)
+    shutil.copy(ROOT / "protocol/bot.py", tmp_path / "bot.py")
+    (tmp_path / "mybot.py").write_text(code)
+    args = [a.replace("mybot/", f"{tmp_path}/") for a in shlex.split(command)]
+    r = subprocess.run([sys.executable, "-m", "referee", "check", *args], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.endswith("all passed\n"), r.stdout + r.stderr
