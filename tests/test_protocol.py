@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from protocol import messages as m
 from protocol.cards import CardError, parse_card, parse_cards
+from referee.rules.variants import VARIANTS
 
 CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"] + ["JK"]
 cards = st.sampled_from(CODES)
@@ -196,15 +197,13 @@ def numbers(value, path=()):
     return [(path, value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
 
 
-@pytest.fixture(scope="module")
-def conversations(tmp_path_factory):
-    """Every line the referee sent to each bot, decoded, in a 2-deal match of every variant (real subprocess bots)."""
+def conversation(slug: str) -> list[list[dict]]:
+    """Every line the referee sent to each bot, decoded, in a 2-deal match of `slug` (real subprocess bots)."""
     import os
     from collections import defaultdict
     from pathlib import Path
 
     from referee.play import play_match
-    from referee.rules.variants import VARIANTS
     from referee.runner import BotProcess
 
     sent = defaultdict(list)
@@ -214,43 +213,35 @@ def conversations(tmp_path_factory):
         sent[self.pid] += [json.loads(line) for line in data.splitlines()]
         await original(self, data)
 
-    out = {}
     cwd = os.getcwd()
     os.chdir(Path(__file__).resolve().parent.parent)  # the bots run as `python -m sample_bots.random`
     BotProcess.send = spy
     try:
-        for slug, cls in sorted(VARIANTS.items()):
-            sent.clear()
-            play_match(slug, ["python -m sample_bots.random"] * cls.min_players, 0, {"max_deals": 2}, None)
-            out[slug] = list(sent.values())
+        play_match(slug, ["python -m sample_bots.random"] * VARIANTS[slug].min_players, 0, {"max_deals": 2}, None)
     finally:
         BotProcess.send = original
         os.chdir(cwd)
-    return out
+    return list(sent.values())
 
 
 @pytest.mark.e2e
-def test_every_number_in_every_variant_keeps_one_type_through_the_match(conversations):
-    for slug, bots in conversations.items():
-        for lines in bots:
-            found = [(msg["type"], path, x) for msg in lines for path, x in numbers(msg)]
-            assert any(kind == "deal_over" for kind, _, _ in found), slug
-            floats = [(k, p, x) for k, p, x in found if isinstance(x, float) and (k, *p[:1]) not in SECONDS]
-            assert floats == [], f"{slug}: floats among the integers"
-            assert all(isinstance(x, float) for k, p, x in found if (k, *p[:1]) in SECONDS), slug
-
-
-@pytest.mark.e2e
-def test_the_deal_over_event_carries_the_fields_of_the_deal_over_message(conversations):
-    for slug, bots in conversations.items():
-        seen = False
-        for lines in bots:
-            messages = [msg for msg in lines if msg["type"] == "deal_over"]
-            events = [e for msg in lines if msg["type"] == "request" for e in msg["events"] if e["type"] == "deal_over"]
-            assert events == messages[: len(events)], slug
-            seen = seen or bool(events)
-        # a bot may get no request after the first deal (liverpool: both deals won on their first turn)
-        assert seen, slug
+@pytest.mark.parametrize("slug", sorted(VARIANTS))  # one match per variant, spread over the test workers
+def test_every_number_keeps_one_type_through_the_match_and_deal_over_events_match_their_messages(slug):
+    bots = conversation(slug)
+    for lines in bots:
+        found = [(msg["type"], path, x) for msg in lines for path, x in numbers(msg)]
+        assert any(kind == "deal_over" for kind, _, _ in found), slug
+        floats = [(k, p, x) for k, p, x in found if isinstance(x, float) and (k, *p[:1]) not in SECONDS]
+        assert floats == [], f"{slug}: floats among the integers"
+        assert all(isinstance(x, float) for k, p, x in found if (k, *p[:1]) in SECONDS), slug
+    seen = False
+    for lines in bots:  # the deal_over event carries the fields of the deal_over message
+        messages = [msg for msg in lines if msg["type"] == "deal_over"]
+        events = [e for msg in lines if msg["type"] == "request" for e in msg["events"] if e["type"] == "deal_over"]
+        assert events == messages[: len(events)], slug
+        seen = seen or bool(events)
+    # a bot may get no request after the first deal (liverpool: both deals won on their first turn)
+    assert seen, slug
 
 
 def test_an_op_has_one_encoding_however_it_was_made():
