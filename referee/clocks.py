@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from referee.spawn import proc_stat
+from referee.spawn import split_stat
 
 if TYPE_CHECKING:
     from referee.runner import BotProcess
@@ -19,15 +19,42 @@ if TYPE_CHECKING:
 _CPU_POLL = 0.015  # how often a CPU deadline is checked; /proc counts in ticks of 10 ms anyway
 
 
-def session_ticks(pids: list[int], sid: int) -> dict[int, int]:
-    """pid -> utime+stime+cutime+cstime (clock ticks) of those of `pids` that are live members of session `sid`."""
-    found = {}
-    for pid in pids:
-        fields = proc_stat(pid)  # None: the process exited while we looked
-        with suppress(ValueError, IndexError):
-            if fields is not None and int(fields[3]) == sid:  # field 6 of proc(5); a reused pid is in another session
-                found[pid] = sum(map(int, fields[11:15]))  # fields 14-17: utime stime cutime cstime
-    return found
+class SessionTicks:
+    """The CPU ticks of a bot's processes, each read from a /proc/PID/stat file kept open (one pread a reading,
+    not an open, a read and a close: this runs at every decision). An open stat file stays bound to its
+    process, so once that process is reaped it reads as gone, even if its pid is reused."""
+
+    def __init__(self, sid: int):
+        self.sid = sid
+        self._files: dict[int, int] = {}  # pid -> descriptor of its stat file
+
+    def read(self, pids: list[int]) -> dict[int, int]:
+        """pid -> utime+stime+cutime+cstime (clock ticks) of those of `pids` that are live members of the
+        session; the files of the others are closed."""
+        found = {}
+        for pid in pids:
+            fields = self._fields(pid)
+            with suppress(ValueError, IndexError):
+                if fields is not None and int(fields[3]) == self.sid:  # field 6 of proc(5): the session id
+                    found[pid] = sum(map(int, fields[11:15]))  # fields 14-17: utime stime cutime cstime
+        for pid in self._files.keys() - found.keys():
+            os.close(self._files.pop(pid))
+        return found
+
+    def _fields(self, pid: int) -> list[bytes] | None:
+        try:
+            fd = self._files.get(pid)
+            if fd is None:
+                fd = self._files[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            stat = os.pread(fd, 1024, 0)
+        except OSError:  # the process is gone (ESRCH once reaped)
+            return None
+        return split_stat(stat)
+
+    def close(self) -> None:
+        """Close every stat file still open."""
+        while self._files:
+            os.close(self._files.popitem()[1])
 
 
 async def watch_cpu(

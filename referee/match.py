@@ -250,16 +250,17 @@ class Match:
         watched and a wall cap applies."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
-        reply, watcher = None, trio.CancelScope()
+        reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
         with trio.move_on_after(wall) as scope:
-            if self._nursery and cpu_clock:
+            if self._nursery and watcher:
                 self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
             try:
                 await proc.send(line)
                 reply = await self._await_play(i, proc, rid)
             finally:
-                watcher.cancel()
+                if watcher:  # cancelling a scope costs a repr of the task in trio: only where there is a watch
+                    watcher.cancel()
         if not scope.cancelled_caught:
             return reply, ""
         if cpu_clock and trio.current_time() < scope.deadline:

@@ -30,7 +30,7 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
-from referee.clocks import session_ticks
+from referee.clocks import SessionTicks
 from referee.spawn import (
     kill_adopted,
     missing_interpreter,
@@ -127,6 +127,7 @@ class BotProcess:
         self._cpu_ticks = 0
         self._seen_ticks = self._lost_ticks = 0
         self._members: list[int] = [self.pid]
+        self._ticks = SessionTicks(self.pgid)
         self._listed: set[int] = set()  # the pids in /proc at the last scan
         self._rescan_at = 0.0
         self.paused = False
@@ -213,7 +214,7 @@ class BotProcess:
                 listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
                 self._members += listed - self._listed
                 self._listed = listed
-            ticks = session_ticks(self._members, self.pgid)
+            ticks = self._ticks.read(self._members)
             self._members = list(ticks)
             total = sum(ticks.values())
             if total < self._seen_ticks:  # a member's CPU left the session with it: keep what was counted
@@ -242,11 +243,36 @@ class BotProcess:
         """Write `data` to the bot's stdin; BotFault("broken_pipe") if the bot is gone.
 
         Blocks while the bot's stdin pipe is full (a bot that stops reading): keep it under a deadline.
+        The pipe is written directly, and trio is asked to wait only when it is full: a request line fits the
+        pipe's buffer, so a decision costs no trip through trio's scheduler here (a cancelled caller still stops).
         """
-        try:
-            await self._stdin.send_all(data)
-        except trio.BrokenResourceError:
-            raise await self._gone_fault("broken_pipe") from None
+        await trio.lowlevel.checkpoint_if_cancelled()
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._fd(self._stdin), view) :]
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(self._fd(self._stdin))
+            except OSError:  # EPIPE: the bot closed its stdin or is gone
+                raise await self._gone_fault("broken_pipe") from None
+
+    @staticmethod
+    def _fd(stream: Any) -> int:
+        """The descriptor of an open pipe stream (trio's FdStream, non-blocking); ClosedResourceError once closed."""
+        fd = stream.fileno()
+        if fd < 0:
+            raise trio.ClosedResourceError("the bot's pipe is closed")
+        return fd
+
+    async def _receive_some(self) -> bytes:
+        """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file."""
+        while True:
+            try:
+                return os.read(self._fd(self._stdout), _CHUNK)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(self._fd(self._stdout))
+            except OSError:  # as trio's FdStream: a broken pipe reads as the end of the bot's output
+                return b""
 
     async def receive_line(self) -> bytes:
         """One line from the bot's stdout, without the newline; memory stays bounded by max_line."""
@@ -269,10 +295,8 @@ class BotProcess:
                 self._buf.clear()
                 self._scanned, self._skipping = 0, True
                 raise BotFault("line_too_long", f"a line longer than {limit} bytes")
-            try:
-                chunk = await self._stdout.receive_some(_CHUNK)
-            except trio.BrokenResourceError:
-                chunk = b""
+            await trio.lowlevel.checkpoint_if_cancelled()
+            chunk = await self._receive_some()
             if not chunk:
                 raise await self._gone_fault("crash")
             self._buf += chunk
@@ -318,6 +342,7 @@ class BotProcess:
                 await self._closed.wait()
                 return
             self.cpu_time()
+            self._ticks.close()
             self._closing = True
             # The unreaped leader holds the pgid, so killpg cannot hit a recycled group.
             if not swept:

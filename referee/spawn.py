@@ -179,7 +179,12 @@ def proc_stat(pid: int) -> list[bytes] | None:
             os.close(fd)
     except OSError:
         return None
-    return stat[stat.rindex(b")") + 2 :].split()  # the command name may hold spaces and parentheses
+    return split_stat(stat)
+
+
+def split_stat(stat: bytes) -> list[bytes]:
+    """The fields of a /proc/PID/stat text after the command name, which may hold spaces and parentheses."""
+    return stat[stat.rindex(b")") + 2 :].split()
 
 
 def adopted(known: set[int]) -> list[int]:

@@ -4,6 +4,7 @@
 import json
 import os
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,26 @@ def test_the_cpu_clock_counts_the_children_of_a_bot():
     # A bot behind a wrapper: the shell waits while its child (the real bot) burns the CPU.
     fault, detail, _ = play([f"sh -c '{BAD}burn; true'", RANDOM], move_time=0.3, clock="cpu")
     assert fault == "timeout" and detail.startswith("used more than 0.30 s of CPU"), detail
+
+
+def open_stat_files() -> list[str]:
+    """The /proc/PID/stat files this process holds open (the CPU readings keep them open while a bot runs)."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        with suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith("/proc/") and target.endswith("/stat"):
+                found.append(target)
+    return found
+
+
+@pytest.mark.parametrize("clock", ["wall", "cpu"])
+def test_the_bots_cpu_is_recorded_and_no_stat_file_is_left_open(clock):
+    fault, _, out = play([f"sh -c '{RANDOM}'", RANDOM], clock=clock)
+    assert fault is None
+    for seat in out.result["seats"]:  # a CPU reading for every decision, on either clock
+        assert len(seat.cpus) == len(seat.walls) > 10 and sum(seat.cpus) > 0, seat.cpus
+    assert open_stat_files() == []
 
 
 def test_a_sleeping_bot_uses_no_cpu_and_does_not_time_out_under_the_cpu_clock():
