@@ -259,12 +259,13 @@ def positions(cls: type[Game], seed: int, met: set[str]) -> dict[str, Position]:
     """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts at each table in turn
     (the later tables only while a declared kind is still missing; a playout that finds no new kind ends its
     table's)."""
+    hinted = {k for table in cls.CHECK_TABLES for k in table["kinds"]}  # the smallest table need not look for them
     found: dict[str, Position] = {}
     for t, table in enumerate(tables(cls)):
         for n in range(SEARCHES):
-            wanted = set(declared(cls)) - {base(k) for k in met | set(found)}
+            wanted = set(declared(cls)) - {base(k) for k in met | set(found)} - (hinted if t == 0 else set())
             if not wanted and (n or t):
-                return found
+                break
             new = {k: p for k, p in search(cls, table, seed + n, wanted).items() if k not in met and k not in found}
             found |= new
             if n and not new:

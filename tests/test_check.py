@@ -9,7 +9,7 @@ import pytest
 from test_e2e import BAD  # each misbehaving bot and the fault it makes
 
 from protocol.messages import op_from_builtins
-from referee.check import HYGIENE, base, check_position, declared, junit, positions, render_text, rig_deal
+from referee.check import HYGIENE, base, check_position, declared, junit, positions, render_text, rig_deal, setup
 from referee.cli import run
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import VARIANTS, find_variant
@@ -24,6 +24,32 @@ def romis(capsys, *args):
     code = run(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def valid_junit(path) -> ET.Element:
+    """The root of a JUnit XML file, checked against the structure CI systems read (the Jenkins/Surefire schema's
+    elements and attributes): testsuites > testsuite > testcase, whose only children are failure or skipped with a
+    message; every count on a suite and on the root agrees with its testcases."""
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites" and root.get("name")
+    for suite in root:
+        assert suite.tag == "testsuite" and suite.get("name")
+        cases = list(suite)
+        assert cases and all(c.tag == "testcase" and c.get("name") and c.get("classname") for c in cases)
+        assert all(float(c.get("time", "")) >= 0 for c in cases)
+        outcomes = [[x.tag for x in c] for c in cases]
+        assert all(o in ([], ["failure"], ["skipped"]) for o in outcomes)
+        assert all(x.get("message") for c in cases for x in c)
+        counts = {k: int(suite.get(k, "")) for k in ("tests", "failures", "errors", "skipped")}
+        assert counts == {
+            "tests": len(cases),
+            "failures": outcomes.count(["failure"]),
+            "errors": 0,
+            "skipped": outcomes.count(["skipped"]),
+        }
+    assert int(root.get("tests", "")) == sum(int(s.get("tests", "")) for s in root)
+    assert int(root.get("failures", "")) == sum(int(s.get("failures", "")) for s in root)
+    return root
 
 
 RARE = ["may-i", "elimination", "orija", "mississippi", "boathouse"]
@@ -44,8 +70,8 @@ def test_greedy_passes_the_rare_kinds_and_the_junit_parses(capsys, tmp_path):
     assert kinds["boathouse"]["turn/declare/final"]["source"] == "crafted"  # a final turn
     assert all(k["passed"] for v in kinds.values() for k in v.values())
     assert all(k["wall_p50"] <= k["wall_p95"] <= k["wall_max"] for v in kinds.values() for k in v.values())
-    root = ET.parse(junit).getroot()
-    assert root.tag == "testsuites" and root.get("failures") == "0"
+    root = valid_junit(junit)
+    assert root.get("failures") == "0"
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == RARE
     names = [c.get("name") for c in suites[3].findall("testcase")]
@@ -76,6 +102,27 @@ def test_the_position_search_reaches_every_declared_kind(slug):
     cls = find_variant(slug)
     found = {base(k) for k in positions(cls, 1, set())}
     assert [k for k in declared(cls) if k not in found] == UNREACHED.get(slug, [])
+
+
+def deck(game) -> list[str]:
+    """Every card of a draw-and-discard game's deal: hands, stock and pile."""
+    return sorted([*(c for h in game.hands for c in h), *game.stock, *game.piles[0]])
+
+
+RIGGED = [(slug, t) for slug in sorted(VARIANTS) for t in find_variant(slug).CHECK_TABLES if "rig" in t]
+
+
+@pytest.mark.parametrize("slug,table", RIGGED, ids=[slug for slug, _ in RIGGED])
+def test_a_rigged_deal_gives_seat_0_its_cards_and_keeps_the_deck_whole(slug, table):
+    cls, rig = find_variant(slug), table["rig"]
+    game = setup(cls, {"players": cls.min_players, **table}, 1)
+    dealt = cls(game.n, game.opts, game.seed)  # the same deal, not rigged
+    assert deck(game) == deck(dealt) and game.to_act() == [0]
+    assert set(rig.get("hand", "").split()) <= set(game.hands[0]) and len(game.hands[0]) == len(dealt.hands[0])
+    assert game.piles[0][-1] == rig.get("discard", dealt.piles[0][-1])
+    assert len(game.stock) == rig.get("stock", len(dealt.stock))
+    (deal,) = [e.data for e in game.log if e.data.get("type") == "deal"]
+    assert deal["starter"] == game.piles[0][-1:]  # what the bot is told was turned up
 
 
 # every misbehaving bot (its arguments, the variant it is checked on) and the fault or finding check must name; the
@@ -131,7 +178,7 @@ def test_a_misbehaving_bot_fails_and_its_fault_is_named(capsys, tmp_path, bot):
         assert "handshake: FAILED" in text and "turn/" not in text
     if bot == "illegal":
         assert "illegal play (rule hand.missing-card)" in text
-    failures = [f.get("message") or "" for f in ET.parse(junit).getroot().iter("failure")]
+    failures = [f.get("message") or "" for f in valid_junit(junit).iter("failure")]
     assert any(n in m for m in failures for n in names)
 
 

@@ -64,7 +64,7 @@ class Liverpool(Claims):
     hand_size = 10
     unused_options = frozenset({"shuffle_on_rebuild"})  # Ambiguity 5: the whole pile is always shuffled
     # romis check: claims need a third seat (neither the discarder nor the next player)
-    CHECK_TABLES = ({"players": 3},)
+    CHECK_TABLES = ({"kinds": ["claim/claim", "claim/priority", "claim/discard"], "players": 3},)
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="stock rebuilds per deal before a stalemate (Ambiguity 16)"),
     }

@@ -19,7 +19,7 @@ class Straight(AllAtOnce):
     meld_rules = STRAIGHT_MELDS
     low_wins = False
     # romis check: a short stock, so that the interruption round (last-draw, declare) comes before a rummy or a knock
-    CHECK_TABLES = ({"rig": {"stock": 8}},)
+    CHECK_TABLES = ({"kinds": ["turn/last-draw", "turn/declare"], "rig": {"stock": 8}},)
     OPTIONS = {
         "hand_size": Option(7, (6, 7), "cards dealt to each player"),
         "target": Option(100, help="the match ends when a total reaches this"),
