@@ -192,7 +192,8 @@ def tables(cls: type[Game]) -> list[Table]:
 def rig_deal(game: Game, rig: dict[str, Any]) -> None:
     """Give seat 0 the rig's `hand` cards and put its `discard` on top of the pile, each swapped with a card from
     where it lay (a hand, the stock, the pile), so the deck stays whole; the deal event names the new top card.
-    `stock`: leave that many cards in the stock and put the rest under the top discard (the stock runs out soon)."""
+    `draws`: the cards the stock gives next, in order. `stock`: leave that many cards in the stock and put the rest
+    under the top discard (the stock runs out soon)."""
     places = [*game.hands, game.stock, game.piles[0]]  # type: ignore[attr-defined]  # rigged variants draw and discard
 
     def swap(card: str, into: list[str], at: int) -> None:
@@ -202,6 +203,8 @@ def rig_deal(game: Game, rig: dict[str, Any]) -> None:
 
     for at, card in enumerate(rig.get("hand", "").split()):
         swap(card, places[0], at)
+    for at, card in enumerate(rig.get("draws", "").split()):
+        swap(card, places[-2], -1 - at)  # the stock is drawn from its end
     if "discard" in rig:
         swap(rig["discard"], places[-1], -1)
     if "stock" in rig:
