@@ -33,7 +33,9 @@ SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks f
 SEARCH_STEPS = 20000  # decisions of one search playout at most
 SEARCHES = 4  # search playouts per table at most (seeds seed, seed + 1, ...)
 STOP_GRACE = 2.0  # seconds a bot has to exit once told to shut down
-BUSY = 0.25  # a timeout during which the bot's CPU time was more than this share of the wall time: busy-waiting
+# a timeout during which the bot's CPU time was more than this share of the wall time is busy-waiting (low: on a
+# loaded machine a spinning bot gets a small share of a core; a sleeping one uses next to none)
+BUSY = 0.1
 STDERR_FLOOD = 1 << 20  # bytes of stderr in one run that make a flood
 # the process hygiene findings, with what each means (docs/bots.md)
 HYGIENE = {
