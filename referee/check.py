@@ -3,7 +3,12 @@
 The bot takes seat 0; the other seats are played in-process by the engine's `fallback`, so only the bot is judged.
 Crafted positions are reached by a seeded playout in-process (the sample brain: random in seat 0, greedy in the
 others, which gets deals scored, seats in trouble and rounds final) up to the first time seat 0 meets each decision
-kind; the bot then starts there, sees every event so far, and answers that decision.
+kind; the bot then starts there, sees every event so far, and answers that decision. Kinds that play at the smallest
+table seldom reaches are searched for at the tables the variant names in `Game.CHECK_TABLES` (more seats, options,
+a rigged first deal); a declared kind that no table reaches is reported as not reached.
+
+Process hygiene is judged too (HYGIENE): the bot is run under the subreaper, not in a PID namespace, so that what it
+leaves behind outlives it long enough to be seen (and is killed then, as always).
 """
 
 import copy
@@ -20,13 +25,27 @@ from referee.reaper import guard
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
-from referee.runner import BotGroup, Limits
-from referee.spawn import sandbox_mode
+from referee.runner import BotGroup, BotProcess, Limits, _session_procs
+from referee.spawn import SUBREAPER, proc_stat
 
 SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
 SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks for rare decisions
 SEARCH_STEPS = 20000  # decisions of one search playout at most
-SEARCHES = 4  # search playouts per variant at most (seeds seed, seed + 1, ...)
+SEARCHES = 4  # search playouts per table at most (seeds seed, seed + 1, ...)
+STOP_GRACE = 2.0  # seconds a bot has to exit once told to shut down
+# a timeout during which the bot's CPU time was more than this share of the wall time is busy-waiting (low: on a
+# loaded machine a spinning bot gets a small share of a core; a sleeping one uses next to none)
+BUSY = 0.1
+STDERR_FLOOD = 1 << 20  # bytes of stderr in one run that make a flood
+# the process hygiene findings, with what each means (docs/bots.md)
+HYGIENE = {
+    "ignores_shutdown": "still running after being told to shut down",
+    "left_processes": "processes of the bot still running after it exited",
+    "stale_reply": "replies with an old or unknown id (or a second ready)",
+    "stderr_flood": "more than 1 MB written to stderr in one run",
+    "busy_wait": "burned CPU through a timeout instead of answering",
+}
+Table = dict[str, Any]  # a table to search: players, options, rig (Game.CHECK_TABLES)
 
 
 def label(decision: m.Decision) -> str:
@@ -35,15 +54,28 @@ def label(decision: m.Decision) -> str:
     return f"{decision.kind}/{decision.phase}" + ("/final" if final else "")
 
 
+def base(kind: str) -> str:
+    """A report label without its final-round mark: the declared kind/phase (a phase may be named final itself)."""
+    return kind.removesuffix("/final") if kind.count("/") == 2 else kind
+
+
 class CheckMatch(Match):
     """A match with the bot in seat 0 only; the other seats play the fallback. It notes each of the bot's
     decisions, and (`stop_after`) may stop once the bot has answered a decision of that kind."""
 
     def __init__(
-        self, game: Game, command: str, limits: Limits, stop_after: str | None = None, history: list | None = None
+        self,
+        game: Game,
+        command: str,
+        limits: Limits,
+        stop_after: str | None = None,
+        history: list | None = None,
+        rig: dict | None = None,
     ):
         super().__init__(game, [command], limits)
         self.actions: list[list] = list(history or [])  # [seat, ops] of every play from the deal of `game.seed`
+        self.rig = rig  # the rigged first deal the actions start from (rig_deal), if any
+        self.findings: dict[str, str] = {}  # process hygiene: finding -> what was seen
         self._before: tuple[list[list], dict[str, Any]] = ([], {})  # the actions and seat 0's view when it was asked
         self.seats += [Seat("fallback") for _ in range(game.n - 1)]
         self._deals_sent = len(game.deal_results)  # a crafted position: earlier deals are in the events
@@ -79,6 +111,35 @@ class CheckMatch(Match):
         else:
             self._result_line = {"type": "stopped"}
             await self._send(0, m.Shutdown("check over"))
+        seat = self.seats[0]
+        if seat.proc is not None and seat.fault is None:
+            await self._watch_stop(seat.proc)
+        if seat.stale:
+            self.findings["stale_reply"] = f"{seat.stale} reply(ies) for no open request were ignored"
+        if seat.proc is not None and len(seat.proc.stderr_tail) + seat.proc.stderr_dropped > STDERR_FLOOD:
+            self.findings["stderr_flood"] = f"{(len(seat.proc.stderr_tail) + seat.proc.stderr_dropped) >> 20} MB"
+
+    async def _watch_stop(self, proc: BotProcess) -> None:
+        """After shutdown: the bot must exit within STOP_GRACE and leave no process of its session running."""
+        with trio.move_on_after(STOP_GRACE):
+            while proc.returncode is None:
+                await trio.sleep(0.02)
+        if proc.returncode is None:
+            self.findings["ignores_shutdown"] = f"still running {STOP_GRACE:.0f} s after the shutdown message"
+            return
+        left = [p for p in _session_procs({proc.pgid}) if p != proc.pid and (proc_stat(p) or [b"Z"])[0] != b"Z"]
+        if left:
+            self.findings["left_processes"] = f"{len(left)} process(es) of its session still running after it exited"
+
+    async def _exchange(
+        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float, cpu: float
+    ) -> tuple[m.Play | None, str]:
+        used, start = proc.cpu_time(), trio.current_time()
+        reply, why = await super()._exchange(i, proc, rid, line, budget, cpu)
+        burned, wall = proc.cpu_time() - used, trio.current_time() - start
+        if why and burned > BUSY * wall:
+            self.findings["busy_wait"] = f"{burned:.2f} s of CPU in the {wall:.2f} s before its timeout"
+        return reply, why
 
     async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
         if i == 0:
@@ -102,6 +163,7 @@ class CheckMatch(Match):
                 "players": g.n,
                 "options": g.opts,
                 "seed": g.seed,
+                "rig": self.rig,
                 "seat": 0,
                 "decision": m.to_builtins(decision),
                 "view": self._before[1],
@@ -120,15 +182,61 @@ def declared(cls: type[Game]) -> list[str]:
     return [f"{d['kind']}/{d['phase']}" for d in describe(cls)["decisions"]]
 
 
-Position = tuple[Game, list[list]]  # a game in progress and the [seat, ops] plays that led there from its seed
+# a game in progress, the [seat, ops] plays that led there from its seed (and rig), and the table it was found at
+Position = tuple[Game, list[list], Table]
 
 
-def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[str, Position]:
+def tables(cls: type[Game]) -> list[Table]:
+    """The tables the position search tries: the variant's smallest, then its CHECK_TABLES hints."""
+    return [{"players": cls.min_players}] + [{"players": cls.min_players, **t} for t in cls.CHECK_TABLES]
+
+
+def rig_deal(game: Game, rig: dict[str, Any]) -> None:
+    """Give seat 0 the rig's `hand` cards and put its `discard` on top of the pile, each swapped with a card from
+    where it lay (a hand, the stock, the pile), so the deck stays whole; the deal event names the new top card.
+    `draws`: the cards the stock gives next, in order. `stock`: leave that many cards in the stock and put the rest
+    under the top discard (the stock runs out soon)."""
+    places = [*game.hands, game.stock, game.piles[0]]  # type: ignore[attr-defined]  # rigged variants draw and discard
+
+    def swap(card: str, into: list[str], at: int) -> None:
+        where = next(p for p in places if card in p)
+        i = where.index(card)
+        where[i], into[at] = into[at], where[i]
+
+    for at, card in enumerate(rig.get("hand", "").split()):
+        swap(card, places[0], at)
+    for at, card in enumerate(rig.get("draws", "").split()):
+        swap(card, places[-2], -1 - at)  # the stock is drawn from its end
+    if "discard" in rig:
+        swap(rig["discard"], places[-1], -1)
+    if "stock" in rig:
+        cut = len(game.stock) - rig["stock"]  # type: ignore[attr-defined]
+        places[-1][:0], places[-2][:cut] = places[-2][:cut], []
+    for event in game.log:
+        if event.data.get("type") == "deal":
+            event.data["starter"] = places[-1][-1:]
+
+
+def setup(cls: type[Game], table: Table, seed: int) -> Game:
+    """A fresh game at `table` for the search (SEARCH's options, then the table's). A rigged table takes the first
+    seed from `seed` on whose first deal seat 0 plays first, so that its rigged cards are still as dealt."""
+    opts = {k: v for k, v in SEARCH.items() if k in cls.all_options()} | table.get("options", {})
+    game = cls(table["players"], opts, seed)
+    while "rig" in table and game.to_act() != [0]:
+        seed += 1
+        game = cls(table["players"], opts, seed)
+    if "rig" in table:
+        rig_deal(game, table["rig"])
+    return game
+
+
+def search(cls: type[Game], table: Table, seed: int, wanted: set[str]) -> dict[str, Position]:
     """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point.
     The playout stops once every kind in `wanted` (kind/phase) has come up."""
     from sample_bots.brain import Brain
 
-    game = cls(players, {k: v for k, v in SEARCH.items() if k in cls.all_options()}, seed)
+    game = setup(cls, table, seed)
+    players = game.n
     # seat 0 random on even seeds (it falls behind: between-deals questions), greedy on odd ones (it goes out)
     brains = [
         Brain(cls.slug, players, game.opts, greedy=s != 0 or seed % 2 == 1, seed=seed + s) for s in range(players)
@@ -136,12 +244,12 @@ def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[s
     found: dict[str, Position] = {}
     actions: list[list] = []
     for _ in range(SEARCH_STEPS):
-        if game.is_over() or wanted <= {k.removesuffix("/final") for k in found}:
+        if game.is_over() or wanted <= {base(k) for k in found}:
             break
         for i in game.to_act():
             decision = game.decision(i)
             if i == 0 and label(decision) not in found:
-                found[label(decision)] = copy.deepcopy(game), list(actions)
+                found[label(decision)] = copy.deepcopy(game), list(actions), table
             ops = brains[i].choose(decision, game.view(i))
             try:
                 game.apply(i, ops)
@@ -152,17 +260,28 @@ def search(cls: type[Game], players: int, seed: int, wanted: set[str]) -> dict[s
     return found
 
 
-def positions(cls: type[Game], players: int, seed: int, met: set[str]) -> dict[str, Position]:
-    """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts."""
+def positions(cls: type[Game], seed: int, met: set[str]) -> dict[str, Position]:
+    """A position for each decision kind not in `met`, from up to SEARCHES seeded playouts at each table in turn
+    (the later tables only while a declared kind is still missing; a playout that finds no new kind ends its
+    table's)."""
+    hinted = {k for table in cls.CHECK_TABLES for k in table["kinds"]}  # the smallest table need not look for them
     found: dict[str, Position] = {}
-    for n in range(SEARCHES):
-        wanted = set(declared(cls)) - {k.removesuffix("/final") for k in met | set(found)}
-        if not wanted and n:
-            break
-        for kind, position in search(cls, players, seed + n, wanted).items():
-            if kind not in met:
-                found.setdefault(kind, position)
+    for t, table in enumerate(tables(cls)):
+        for n in range(SEARCHES):
+            wanted = set(declared(cls)) - {base(k) for k in met | set(found)} - (hinted if t == 0 else set())
+            if not wanted and (n or t):
+                break
+            new = {k: p for k, p in search(cls, table, seed + n, wanted).items() if k not in met and k not in found}
+            found |= new
+            if n and not new:
+                break
     return found
+
+
+def where(table: Table) -> str:
+    """A table as the report names it: seats, options, rigged deal."""
+    parts = [f"{table['players']} players", *(f"{k}={v}" for k, v in table.get("options", {}).items())]
+    return ", ".join(parts + (["rigged deal"] if "rig" in table else []))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -199,15 +318,17 @@ async def _run(match: CheckMatch) -> CheckMatch:
     return match
 
 
-def check_position(command: str, position: Position, kind: str, limits: Limits) -> dict[str, Any]:
-    """The report row of one crafted position: a fresh bot process, started where seat 0 must decide `kind`."""
-    game, history = position
-    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind, history=history))
+def check_position(command: str, position: Position, kind: str, limits: Limits) -> tuple[dict[str, Any], dict]:
+    """The report row of one crafted position, and its hygiene findings: a fresh bot process, started where seat 0
+    must decide `kind`."""
+    game, history, table = position
+    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind, history=history, rig=table.get("rig")))
     row = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(kind)
     if row is None:  # it never answered: it did not start, or faulted before (a startup fault names why)
         faults = [{"fault": crafted.startup_fault, "position": None}] if crafted.startup_fault else []
         row = {"kind": kind, "source": "crafted", "decisions": 0, "illegal": [], "faults": faults, "passed": False}
-    return row
+    row["table"] = where(table)
+    return row, crafted.findings
 
 
 def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[str, Any]:
@@ -227,13 +348,18 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
     if not handshake_ok:
         report["handshake"]["fault"] = match.startup_fault
     kinds = summarize(match.decisions, "match")
+    for row in kinds.values():
+        row["table"] = where({"players": players})
+    findings = dict(match.findings)
     if handshake_ok:
-        for kind, position in positions(cls, players, seed, set(kinds)).items():
-            kinds[kind] = check_position(command, position, kind, limits)
+        for kind, position in positions(cls, seed, set(kinds)).items():
+            kinds[kind], found = check_position(command, position, kind, limits)
+            findings = found | findings  # the first sighting of each finding
     report["kinds"] = list(kinds.values())
-    met = {k.removesuffix("/final") for k in kinds}
+    report["hygiene"] = [{"finding": f, "detail": findings[f]} for f in HYGIENE if f in findings]
+    met = {base(k) for k in kinds}
     report["unreached"] = [k for k in declared(cls) if k not in met] if handshake_ok else []
-    report["passed"] = handshake_ok and all(k["passed"] for k in report["kinds"])
+    report["passed"] = handshake_ok and not report["hygiene"] and all(k["passed"] for k in report["kinds"])
     return report
 
 
@@ -241,19 +367,21 @@ def check(command: str, variants: list[str], seed: int = 1, move_time: float = 2
     """The whole conformance report of `command` over `variants`; ConfigError for bad input before any bot runs."""
     slugs = [find_variant(v).slug for v in variants]
     split_command(command)
-    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=sandbox_mode())
+    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=SUBREAPER)
     with guard():
         reports = [check_variant(command, slug, seed, limits) for slug in slugs]
     return {"bot": command, "passed": all(r["passed"] for r in reports), "variants": reports}
 
 
 def junit(report: dict[str, Any]) -> bytes:
-    """JUnit XML: one testsuite per variant, one testcase for the handshake and one per decision kind (skipped: a
-    declared kind that neither the match nor the search reached)."""
+    """JUnit XML: one testsuite per variant, one testcase for the handshake, one for process hygiene and one per
+    decision kind (skipped: a declared kind that neither the match nor the search reached)."""
     root = ET.Element("testsuites", name="romis check")
     for v in report["variants"]:
         suite = ET.SubElement(root, "testsuite", name=v["variant"])
         cases = [("handshake", v["handshake"]["passed"], v["handshake"].get("fault", ""), v["handshake"]["seconds"])]
+        hygiene = "\n".join(f"{h['finding']}: {h['detail']}" for h in v.get("hygiene", []))
+        cases.append(("process hygiene", not hygiene, hygiene, 0.0))
         for k in v["kinds"]:
             cases.append((k["kind"], k["passed"], failure_text(k), k.get("wall_total", 0.0)))
         for name, passed, text, seconds in cases:
@@ -289,16 +417,19 @@ def render_text(report: dict[str, Any]) -> str:
         hs = v["handshake"]
         lines.append(f"{v['variant']} ({v['players']} players, seed {v['seed']}): {'ok' if v['passed'] else 'FAILED'}")
         lines.append(f"  handshake: {'ok' if hs['passed'] else 'FAILED ' + hs['fault']} ({hs['seconds']:.2f} s)")
+        lines.append(f"  process hygiene: {'FAILED' if v['hygiene'] else 'ok'}")
+        lines += [f"    {h['finding']}: {h['detail']}" for h in v["hygiene"]]
         for k in v["kinds"]:
             times = ", ".join(f"{q} {k[f'wall_{q}'] * 1000:.1f} ms" for q in ("p50", "p95", "max") if "wall_p50" in k)
             verdict = "ok" if k["passed"] else "FAILED"
             lines.append(
-                f"  {k['kind']} ({k['source']}, {k['decisions']} decision(s), {times or 'no timings'}): {verdict}"
+                f"  {k['kind']} ({k['source']} at {k['table']}, {k['decisions']} decision(s), {times or 'no timings'}):"
+                f" {verdict}"
             )
             lines += [f"    illegal play (rule {x['rule']})" for x in k["illegal"]]
             lines += [f"    fault {x['fault']}" for x in k["faults"]]
         if v["unreached"]:  # declared, but neither the match nor the search playout came to them
-            lines.append(f"  not reached (not judged): {', '.join(v['unreached'])}")
+            lines.append(f"  NOT REACHED (not judged): {', '.join(v['unreached'])}")
     failed = [v["variant"] for v in report["variants"] if not v["passed"]]
     lines.append("all passed" if not failed else f"failed: {', '.join(failed)}")
     return "\n".join(lines)

@@ -101,6 +101,11 @@ class Game:
     }
     unused_options: frozenset[str] = frozenset()  # inherited options of rules the variant does not have
     _mutable: tuple[str, ...] = ()  # attributes a play may mutate in place (see _snapshot)
+    # `romis check`'s hints for decision kinds that seeded play at the minimum table seldom reaches: each a table
+    # to search for its `kinds` (kind/phase), {"kinds": [...], "players": n, "options": {...}, "rig": {"hand":
+    # "cards", "discard": "card", "stock": n}} (all but kinds optional; a rig sets seat 0's cards, the top discard
+    # and the stock of the first deal: referee/check.py's rig_deal)
+    CHECK_TABLES: tuple[dict[str, Any], ...] = ()
 
     def __init__(self, players: int, options: dict[str, Any] | None = None, seed: int = 0):
         self.check_players(players)

@@ -44,6 +44,10 @@ class VictoriaBank(BetweenDeals, ChipsGame):
     deal (the family calls `settle_victoria`)."""
 
     refund_at_end = False  # Ambiguity 19: at the deal cap the bank is not paid out; the ranking is by net chips
+    # romis check: a re-entry is asked only with its option on; ten deals a playout find a buy-down there too
+    CHECK_TABLES: tuple[dict[str, Any], ...] = (
+        {"kinds": [f"reentry/{PHASE}", f"buydown/{PHASE}"], "options": {"reentry_by_average": True, "max_deals": 10}},
+    )
     OPTIONS = {
         "stake": Option(4, help="chips each player pays into the main bank at the start of each game"),
         "games": Option(1, help="games (partija) in the match; a game that ends with everyone over 100 does not count"),

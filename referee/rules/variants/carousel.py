@@ -32,6 +32,8 @@ class Carousel(FinalRound, TableMoves):
     robbing = True  # Special rules 2
     low_wins = False  # only the winner scores: the highest total wins
     unused_options = frozenset({"allow_rediscard"})  # there are no discards
+    # romis check: free points above 5 until the third draw brings them to 1, so that draw leaves a knock or a pass
+    CHECK_TABLES = ({"kinds": ["turn/last"], "rig": {"hand": "2S 3S 4S 5D 5H 5C 9S 9H KC AD", "draws": "9C KD KH"}},)
     PHASES = {
         ("turn", "draw"): Phase("the start of your turn: draw the top stock card", ("draw",)),
         ("turn", "play"): Phase(

@@ -63,6 +63,8 @@ class Liverpool(Claims):
     predraw_plays = False  # Turn structure: the draw comes first; then melds, lay-offs, exchanges (Ambiguity 14)
     hand_size = 10
     unused_options = frozenset({"shuffle_on_rebuild"})  # Ambiguity 5: the whole pile is always shuffled
+    # romis check: claims need a third seat (neither the discarder nor the next player)
+    CHECK_TABLES = ({"kinds": ["claim/claim", "claim/priority", "claim/discard"], "players": 3},)
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="stock rebuilds per deal before a stalemate (Ambiguity 16)"),
     }

@@ -49,6 +49,8 @@ class Seskine(AllAtOnce):
     interruption = False  # End of a deal: the classic turn-over of the discard pile
     rebuild_stock = True
     rummy_discards = True  # Ambiguity 2: after the draw, 7 cards are shown and the 8th discarded
+    # romis check: a dealt 3 + 4 and a top discard that fits it, so a declaration before drawing goes on to extend
+    CHECK_TABLES = ({"kinds": ["turn/extend"], "rig": {"hand": "2H 3H 4H 5H 9C 9D 9S", "discard": "6H"}},)
     OPTIONS = {
         "target": Option(100, help="the match ends after a deal in which a total reaches this"),
         "max_turns_per_deal": Option(500, help="safety cap: a deal that reaches this many turns is annulled"),

@@ -18,6 +18,8 @@ class Straight(AllAtOnce):
     min_players, max_players = 2, 6
     meld_rules = STRAIGHT_MELDS
     low_wins = False
+    # romis check: a short stock, so that the interruption round (last-draw, declare) comes before a rummy or a knock
+    CHECK_TABLES = ({"kinds": ["turn/last-draw", "turn/declare"], "rig": {"stock": 8}},)
     OPTIONS = {
         "hand_size": Option(7, (6, 7), "cards dealt to each player"),
         "target": Option(100, help="the match ends when a total reaches this"),
