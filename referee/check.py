@@ -230,6 +230,14 @@ def setup(cls: type[Game], table: Table, seed: int) -> Game:
     return game
 
 
+def prefer(table: Table, decision: m.Decision) -> list | None:
+    """The play a table's `prefer` hint makes for this decision, whoever is asked: the first option with the op it
+    names for the decision's kind (e.g. claim/claim -> claim, claim/priority -> pass: the claims that the next
+    player would otherwise settle himself), or None to let the brain choose."""
+    op = table.get("prefer", {}).get(base(label(decision)))
+    return next(([o] for o in decision.options or [] if m.to_builtins(o)["op"] == op), None) if op else None
+
+
 def search(cls: type[Game], table: Table, seed: int, wanted: set[str]) -> dict[str, Position]:
     """Positions where seat 0 first meets each decision kind in a seeded playout: kind -> the game at that point.
     The playout stops once every kind in `wanted` (kind/phase) has come up."""
@@ -237,10 +245,10 @@ def search(cls: type[Game], table: Table, seed: int, wanted: set[str]) -> dict[s
 
     game = setup(cls, table, seed)
     players = game.n
-    # seat 0 random on even seeds (it falls behind: between-deals questions), greedy on odd ones (it goes out)
-    brains = [
-        Brain(cls.slug, players, game.opts, greedy=s != 0 or seed % 2 == 1, seed=seed + s) for s in range(players)
-    ]
+    # seat 0 random on even seeds (it falls behind: between-deals questions), greedy on odd ones (it goes out); a
+    # table with `random` plays every seat at random (where greedy seats go out before anyone discards)
+    greedy = [not table.get("random") and (s != 0 or seed % 2 == 1) for s in range(players)]
+    brains = [Brain(cls.slug, players, game.opts, greedy=greedy[s], seed=seed + s) for s in range(players)]
     found: dict[str, Position] = {}
     actions: list[list] = []
     for _ in range(SEARCH_STEPS):
@@ -250,7 +258,7 @@ def search(cls: type[Game], table: Table, seed: int, wanted: set[str]) -> dict[s
             decision = game.decision(i)
             if i == 0 and label(decision) not in found:
                 found[label(decision)] = copy.deepcopy(game), list(actions), table
-            ops = brains[i].choose(decision, game.view(i))
+            ops = prefer(table, decision) or brains[i].choose(decision, game.view(i))
             try:
                 game.apply(i, ops)
             except IllegalAction:
@@ -279,8 +287,10 @@ def positions(cls: type[Game], seed: int, met: set[str]) -> dict[str, Position]:
 
 
 def where(table: Table) -> str:
-    """A table as the report names it: seats, options, rigged deal."""
+    """A table as the report names it: seats, options, rigged deal, steered plays."""
     parts = [f"{table['players']} players", *(f"{k}={v}" for k, v in table.get("options", {}).items())]
+    parts += [f"{kind} steered to {op}" for kind, op in table.get("prefer", {}).items()]
+    parts += ["every seat random"] if table.get("random") else []
     return ", ".join(parts + (["rigged deal"] if "rig" in table else []))
 
 

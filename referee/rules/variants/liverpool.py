@@ -63,8 +63,17 @@ class Liverpool(Claims):
     predraw_plays = False  # Turn structure: the draw comes first; then melds, lay-offs, exchanges (Ambiguity 14)
     hand_size = 10
     unused_options = frozenset({"shuffle_on_rebuild"})  # Ambiguity 5: the whole pile is always shuffled
-    # romis check: claims need a third seat (neither the discarder nor the next player)
-    CHECK_TABLES = ({"kinds": ["claim/claim", "claim/priority", "claim/discard"], "players": 3},)
+    # romis check: claims need a third seat (neither the discarder nor the next player); a granted claim needs a
+    # claimant and a next player who lets it go, which the sample brains seldom are; greedy seats go out on their
+    # first turn (sets are free mixes), before anyone discards, so every seat plays at random
+    CHECK_TABLES = (
+        {
+            "kinds": ["claim/claim", "claim/priority", "claim/discard"],
+            "players": 3,
+            "random": True,
+            "prefer": {"claim/claim": "claim", "claim/priority": "pass"},
+        },
+    )
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="stock rebuilds per deal before a stalemate (Ambiguity 16)"),
     }

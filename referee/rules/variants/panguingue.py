@@ -60,6 +60,9 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
     rearranging = True  # split and take-out of own melds
     rearrange_hand_card = False  # a split's parts may be made of the meld's own cards
     unused_options = frozenset({"allow_rediscard"})  # Ambiguity 14: never
+    # romis check: a forced take needs a discard that fits one of seat 0's melds and a seat that demands it; the
+    # sample brains never demand, so the search does
+    CHECK_TABLES = ({"kinds": ["turn/forced"], "prefer": {"demand/demand": "bid"}},)
     OPTIONS = {
         "direction": Option("ccw", ("ccw", "cw"), "play direction: counter-clockwise (the book) or clockwise"),
         "ante": Option(2, help="chips each participant pays into the bank"),
