@@ -61,6 +61,8 @@ class Folder:
 class BotFolder(WorkerPlugin):
     """Unpacks one bot folder on every worker (registered once per archive: the name is its digest)."""
 
+    idempotent = True  # a later run's registration of the same archive leaves it be
+
     def __init__(self, sha: str, archive: bytes):
         self.sha, self.archive = sha, archive
         self.name = f"romis-bot-{sha}"
@@ -73,6 +75,7 @@ class Watchdog(WorkerPlugin):
     """referee.reaper's guard in every worker process: a worker that dies (SIGKILL included) takes its bots."""
 
     name = "romis-watchdog"
+    idempotent = True  # a later run (or another tournament) must not replace it: that would kill running bots
 
     def setup(self, worker: Any) -> None:
         self.guard = Guard()
