@@ -19,11 +19,11 @@ pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[tes
 pytestmark = pytest.mark.e2e
 DASK = str(Path(sys.executable).parent / "dask")
 C_BOT = ROOT / "sample_bots/c/random"  # seeded by its hello; it starts in a millisecond, where a Python bot takes 1 s
-# 1 table of 2 seats, 2 deal sets, 2 rotations: 4 games of classic, one short deal each
+# 1 table of 2 seats, 3 deal sets, 2 rotations: 6 games of classic, one short deal each
 SMALL = f"""
 variant = "classic"
 seats = 2
-deal_sets = 2
+deal_sets = 3
 seed = 4
 options = {{max_deals = 1, max_turns_per_deal = 40}}
 entrants = [{{name = "one", command = "{C_BOT}"}}, {{name = "two", command = "{C_BOT}"}}]
@@ -127,7 +127,7 @@ def test_the_standings_on_the_cluster_are_those_of_the_local_executor(cluster, l
     db = tmp_path / "dask.db"
     r = tournament("run", config, "--db", str(db))
     assert r.returncode == 0, r.stderr
-    assert stored_games(db) == (4, 8)
+    assert stored_games(db) == (6, 12)
     assert same(untimed(report(db)), local_report)
 
 
@@ -135,31 +135,9 @@ def test_a_sigkill_of_the_client_then_resume_gives_the_same_standings(cluster, l
     cut = tmp_path / "cut.db"
     args = cluster.dask(small(tmp_path))
     proc = start_tournament(*args, "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    kill_and_resume(proc, args, cut, 4, stored=1)
-    assert stored_games(cut) == (4, 8)
+    kill_and_resume(proc, args, cut, 6, stored=1)
+    assert stored_games(cut) == (6, 12)
     assert same(untimed(report(cut)), local_report)
-
-
-def test_a_worker_killed_mid_game_costs_only_that_game(tmp_path):
-    cluster = start_cluster(tmp_path)
-    try:
-        db = tmp_path / "r.db"
-        sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.4 3"  # a game lasts a second or more
-        args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}")
-        proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        victim = cluster.workers[0]
-        tree = Tree(victim.pid)
-        bots = lambda: [p for p in tree.poll() if "sample_bots" in p.cmd]  # noqa: E731
-        assert wait_until(lambda: bool(bots()), 60), "no game started on the worker"
-        playing = bots()
-        os.killpg(victim.pid, signal.SIGKILL)
-        victim.wait()
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        assert stored_games(db) == (4, 8) and "FAILED" not in err.decode()
-        assert wait_until(lambda: not any(is_alive(p) for p in playing), 10), "the killed worker's bots live on"
-    finally:
-        stop_cluster(cluster)
 
 
 def test_a_bot_folder_is_shipped_to_the_workers_with_its_executable_script(cluster, tmp_path):
@@ -206,6 +184,25 @@ def test_a_bot_program_missing_on_the_workers_fails_its_games_naming_worker_and_
     for reason, attempts in failures:
         assert "'no-such-bot-program --fast'" in reason and "not found" in reason and attempts == 1
         assert "on Dask worker tcp://127.0.0.1:" in reason
+
+
+def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):
+    """The last test on the module's cluster: it leaves one worker."""
+    db = tmp_path / "r.db"
+    sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.4 3"  # a game lasts a second or more
+    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "2")
+    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = cluster.workers[0]
+    tree = Tree(victim.pid)
+    bots = lambda: [p for p in tree.poll() if "sample_bots" in p.cmd]  # noqa: E731
+    assert wait_until(lambda: bool(bots()), 60), "no game started on the worker"
+    playing = bots()
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert stored_games(db) == (4, 8) and "FAILED" not in err.decode()
+    assert wait_until(lambda: not any(is_alive(p) for p in playing), 10), "the killed worker's bots live on"
 
 
 def test_without_dask_the_dask_executor_is_one_clear_line_and_exit_2(tmp_path):
