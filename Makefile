@@ -99,6 +99,7 @@ bench: $(STAMP)
 	$(PY) bench/gin.py
 	$(PY) bench/solver.py
 	$(PY) bench/duel.py
+	$(PY) bench/cluster.py
 
 # 1,000 short matches over every variant with misbehaving bots at random seats and moments; fails if the
 # referee crashed, a process was left behind or a record does not replay (bench/soak.py --help for options)

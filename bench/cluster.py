@@ -6,12 +6,18 @@ process's own CPU seconds per game under each (what the executor costs the machi
 Each executor plays the same tournament ROUNDS times, alternating, after one warm-up each; the best round of each
 counts (the machine is shared: the best is the one least disturbed).
 
-Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS]
+With --callgrind, also the client's instructions per game under each executor (valgrind's callgrind, immune to
+the noise of a shared machine): a tournament of 1 and of 2 deal sets per table in a child process under callgrind,
+against the same cluster (whose scheduler and workers, like the local executor's workers, are not counted); the
+difference over the games it adds is what one more game costs the client.
+
+Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS] [--callgrind]
 """
 
-import logging
 import os
+import re
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,9 +26,7 @@ from pathlib import Path
 # A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from distributed import LocalCluster
-
-from tournaments.cluster import DaskExecutor
+from tournaments.cluster import DaskExecutor, local_cluster
 from tournaments.config import load
 from tournaments.run import Executor, LocalExecutor, game_specs
 
@@ -65,17 +69,51 @@ def run(executor: Executor, deal_sets: int) -> tuple[float, float, int]:
     return secs, cpus, len(specs)
 
 
+def instructions(kind: str, address: str, deal_sets: int) -> tuple[int, int]:
+    """(instructions, games) of a child process that plays the tournament on one executor under callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        child = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable, __file__]
+            + ["--one", kind, address, str(deal_sets)],
+            capture_output=True,
+            text=True,
+        )
+    found = re.search(r"Collected : (\d+)", child.stderr)
+    assert child.returncode == 0 and found, child.stderr[-2000:]
+    return int(found.group(1)), int(child.stdout.split()[-1])
+
+
+def callgrind(address: str) -> None:
+    """The client's instructions per extra game under each executor."""
+    for kind in ("local", "dask"):
+        (small, games1), (large, games2) = (instructions(kind, address, d) for d in (1, 2))
+        per_game = (large - small) / (games2 - games1)
+        print(
+            f"  callgrind, {kind:5} client: {per_game / 1e6:8.1f} M instructions per game "
+            f"({small / 1e9:.2f} G in all for {games1} games)"
+        )
+
+
+def one(kind: str, address: str, deal_sets: int) -> None:
+    """The child of `instructions`: one tournament, then the number of its games."""
+    executor = LocalExecutor(2) if kind == "local" else DaskExecutor(2, address)
+    print(run(executor, deal_sets)[2])
+
+
 def main() -> None:
-    deal_sets = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    if sys.argv[1:2] == ["--one"]:
+        one(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
+    count = "--callgrind" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--callgrind"]
+    deal_sets = int(args[0]) if args else 2
+    rounds = int(args[1]) if len(args) > 1 else 2
     print(
         f"classic (max_deals 2), 2 seats, entrants {', '.join(ENTRANTS)}, {deal_sets} deal sets per table, "
         f"{os.cpu_count()} cores"
     )
     t0 = time.perf_counter()
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
-    ) as cluster:
+    with local_cluster(2) as cluster:
         started = time.perf_counter() - t0
         print(f"  Dask cluster of 2 single-threaded workers at {cluster.scheduler_address}: {started:.1f} s to start")
         executors: dict[str, Executor] = {
@@ -97,6 +135,8 @@ def main() -> None:
                 f"  {name:28} {games} games in {secs:6.2f} s = {rates[name]:5.2f} games/s; "
                 f"client CPU {1000 * cpus / games:6.1f} ms/game"
             )
+        if count:
+            callgrind(cluster.scheduler_address)
     local, dask = rates.values()
     ratio = dask / local
     print(f"  dask / local: {ratio:.2f}x (target >= 0.9x): {'met' if ratio >= 0.9 else 'MISSED'}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from procs import TOKEN_VAR, Tree, group_gone, is_alive, marked, wait_until
+from procs import TOKEN_VAR, Tree, group_gone, is_alive, leftovers, marked, wait_until
 from test_tournament import ROOT, kill_and_resume, report, start_tournament, stored_games, tournament, untimed
 
 pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[test,dask]', as make test does)")
@@ -129,6 +129,14 @@ def test_the_standings_on_the_cluster_are_those_of_the_local_executor(cluster, l
     assert r.returncode == 0, r.stderr
     assert stored_games(db) == (6, 12)
     assert same(untimed(report(db)), local_report)
+
+
+def test_without_a_scheduler_a_local_cluster_plays_and_is_gone_at_the_end(local_report, tmp_path):
+    db = tmp_path / "r.db"
+    r = tournament("run", small(tmp_path), "--executor", "dask", "--concurrency", "2", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr and same(untimed(report(db)), local_report)
+    assert leftovers() == []  # its scheduler, workers, watchdogs and bots
 
 
 def test_a_sigkill_of_the_client_then_resume_gives_the_same_standings(cluster, local_report, tmp_path):

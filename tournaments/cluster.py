@@ -225,16 +225,7 @@ class DaskExecutor:
     def _client(self) -> Iterator[Client]:
         """A client of the scheduler, or of a LocalCluster started here and closed at the end."""
         if self.scheduler is None:
-            with (
-                LocalCluster(
-                    n_workers=self.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                ) as cluster,
-                Client(cluster, set_as_default=False) as client,
-            ):
+            with local_cluster(self.workers) as cluster, Client(cluster, set_as_default=False) as client:
                 yield client
             return
         try:
@@ -243,6 +234,14 @@ class DaskExecutor:
             raise ConfigError(f"cannot reach the Dask scheduler {self.scheduler}: {describe_error(e)}") from None
         with client:
             yield client
+
+
+def local_cluster(workers: int) -> LocalCluster:
+    """A cluster of `workers` single-threaded worker processes on this machine (a context manager: closed on exit)."""
+    # its HTTP server on a port of its own: the default 8787 may be another cluster's (Dask warns, then moves)
+    return LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+    )
 
 
 def _reply(future: Future) -> Reply | None:
