@@ -34,7 +34,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,dask]'
 	touch $(STAMP)
 
 demo: $(STAMP) node
@@ -99,6 +99,7 @@ bench: $(STAMP)
 	$(PY) bench/gin.py
 	$(PY) bench/solver.py
 	$(PY) bench/duel.py
+	$(PY) bench/cluster.py
 
 # 1,000 short matches over every variant with misbehaving bots at random seats and moments; fails if the
 # referee crashed, a process was left behind or a record does not replay (bench/soak.py --help for options)

@@ -85,6 +85,7 @@ class Match:
         self.on_deal: Callable[[dict[str, Any]], None] | None = None  # told of each deal as it ends (progress)
         self.seats = [Seat(c, bank=limits.bank, retries=retries) for c in commands]
         self.argvs = [split_command(c) for c in commands]
+        self.cwds: list[str | None] = [None] * len(commands)  # where each bot runs (None: here); a shipped folder
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
         self._result_line: dict[str, Any] | None = None  # set once the match is decided
@@ -139,7 +140,7 @@ class Match:
     async def _start_one(self, group: BotGroup, i: int) -> None:
         seat, g = self.seats[i], self.game
         try:
-            seat.proc = await group.start(self.argvs[i], self.limits)
+            seat.proc = await group.start(self.argvs[i], self.limits, cwd=self.cwds[i])
             hello = m.Hello(
                 m.PROTOCOL_VERSION,
                 g.slug,

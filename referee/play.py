@@ -135,6 +135,7 @@ def play_match(
     no_network: bool = False,
     clock: str = "wall",
     pause_idle: bool = False,
+    cwds: list[str | None] | None = None,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
@@ -154,6 +155,8 @@ def play_match(
         clock=clock,
         pause_idle=pause_idle,
     )
+    if cwds is not None:  # the bots' own directories (a tournament's Dask worker runs a shipped folder there)
+        match.cwds = list(cwds)
     return run_match(match, stop_on)
 
 

@@ -32,6 +32,13 @@ def run(
     partnerships: Annotated[
         str | None, typer.Option(help="a team variant's partnerships: fixed (one entrant per team) or mixed")
     ] = None,
+    executor: Annotated[
+        str | None, typer.Option(help="where games run: local (worker processes, the default) or dask")
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="with --executor dask: the scheduler, tcp://HOST:PORT (default: a local cluster)"),
+    ] = None,
 ) -> None:
     """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
     from tournaments.config import load, parse_entrant_flags
@@ -53,6 +60,8 @@ def run(
             "db": db,
             "records": records,
             "partnerships": partnerships,
+            "executor": executor,
+            "scheduler": scheduler,
         },
     )
     try:

@@ -37,8 +37,11 @@ KNOWN = {
     "no_network",
     "partnerships",
     "variants",
+    "executor",
+    "scheduler",
     *CLOCK_DEFAULTS,
 }
+EXECUTORS = ("local", "dask")
 # What each part of an event sets for itself (and a single-variant configuration at the top level).
 PART_KEYS = ("variant", "seats", "options", "partnerships")
 PARTNERSHIPS = ("fixed", "mixed")  # a team variant's default is the first
@@ -65,6 +68,9 @@ class Config:
     no_network: bool = False  # every bot in a network namespace of its own, loopback only
     partnerships: str | None = None  # a team variant's: "fixed" (the default) or "mixed"; None without teams
     variants: list[dict[str, Any]] | None = None  # an event's parts (PART_KEYS each, checked); None: one variant
+    # where the games run, not what they give, so neither is in the fingerprint: a run may resume on a cluster
+    executor: str = "local"  # or "dask" (tournaments/cluster.py)
+    scheduler: str | None = None  # the Dask scheduler's address; None: a LocalCluster of `concurrency` workers
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run); an event's
@@ -257,10 +263,40 @@ def _check(cfg: Config) -> Config:
 
         check_no_network()
 
+    _check_executor(cfg)
     for command in cfg.entrants.values():
-        split_command(command)
+        # on a cluster the programs are the workers' (a missing one fails its games, naming the worker)
+        split_command(command) if cfg.executor == "local" else _words(command)
     _check_sign_key(cfg)
     return cfg
+
+
+def _check_executor(cfg: Config) -> None:
+    """The executor is known, a scheduler goes with Dask, and Dask is installed where it is asked for."""
+    if cfg.executor not in EXECUTORS:
+        raise ConfigError(f"executor must be local or dask, not {cfg.executor!r}")
+    if cfg.scheduler is not None and cfg.executor != "dask":
+        raise ConfigError("scheduler is the address of a Dask scheduler: it needs executor = dask (--executor dask)")
+    if cfg.scheduler is not None and not isinstance(cfg.scheduler, str):
+        raise ConfigError(f"scheduler must be an address such as tcp://HOST:8786, not {cfg.scheduler!r}")
+    if cfg.executor == "dask":
+        try:
+            import distributed  # noqa: F401 (only whether it imports)
+        except ImportError:
+            raise ConfigError(
+                "the dask executor needs Dask distributed, which is not installed: pip install 'romis[dask]'"
+            ) from None
+
+
+def _words(command: str) -> None:
+    """ConfigError unless `command` splits into words (as referee.match.split_command would split it)."""
+    import shlex
+
+    try:
+        if not shlex.split(command):
+            raise ConfigError("empty bot command")
+    except ValueError as e:
+        raise ConfigError(f"bot command {command!r}: {e}") from None
 
 
 def _check_variant(cfg: Config) -> None:

@@ -64,9 +64,12 @@ def _specs(cfg: Config, prefix: str) -> list[GameSpec]:
     return specs
 
 
-def play_game(spec: GameSpec) -> GameResult | None:
+def play_game(
+    spec: GameSpec, stop_on: tuple[int, ...] = (signal.SIGTERM,), cwds: list[str | None] | None = None
+) -> GameResult | None:
     """Play one game: a pure function of its spec, so any executor (a process pool, a cluster) can run it.
-    None if the game was stopped (SIGTERM) before it finished."""
+    None if the game was stopped (by a signal of `stop_on`: only a main thread can watch them) before it finished;
+    `cwds`: the directory each seat's bot runs in (None: this one)."""
     limits = {**LIMIT_DEFAULTS, **spec.limits}  # the time limits, and the clock settings where they are set
     try:
         out = play_match(
@@ -76,9 +79,10 @@ def play_game(spec: GameSpec) -> GameResult | None:
             spec.options,
             Path(spec.record) if spec.record else None,
             retries=spec.retries,
-            stop_on=(signal.SIGTERM,),
+            stop_on=stop_on,
             sign_key=Path(spec.sign_key) if spec.sign_key else None,
             no_network=spec.no_network,
+            cwds=cwds,
             **limits,
         )
     except KeyboardInterrupt:
@@ -254,7 +258,16 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
         store.add_failure(spec, reason, detail)
         progress.fail(spec, reason)
 
-    (executor or LocalExecutor(cfg.concurrency)).run(todo, store_result, store_failure)
+    (executor or make_executor(cfg)).run(todo, store_result, store_failure)
+
+
+def make_executor(cfg: Config) -> Executor:
+    """The executor the configuration names: worker processes here, or a Dask cluster (imported only then)."""
+    if cfg.executor == "dask":
+        from tournaments.cluster import DaskExecutor
+
+        return DaskExecutor(cfg.concurrency, cfg.scheduler)
+    return LocalExecutor(cfg.concurrency)
 
 
 def _drop_partial_records(todo: list[GameSpec]) -> None:

@@ -1,0 +1,146 @@
+"""Tournament throughput on Dask against the local executor, in the same run: games/s of the local executor with
+2 worker processes and of the Dask executor on a cluster of 2 single-threaded worker processes on loopback
+(started here, not timed: a cluster outlives tournaments), and their ratio (target >= 0.9x). Also the client
+process's own CPU seconds per game under each (what the executor costs the machine besides the games).
+
+Each executor plays the same tournament ROUNDS times, alternating, after one warm-up each; the best round of each
+counts (the machine is shared: the best is the one least disturbed).
+
+With --callgrind, also the client's instructions per game under each executor (valgrind's callgrind, immune to
+the noise of a shared machine): a tournament of 1 and of 2 deal sets per table in a child process under callgrind,
+against the same cluster (whose scheduler and workers, like the local executor's workers, are not counted); the
+difference over the games it adds is what one more game costs the client.
+
+Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS] [--callgrind]
+"""
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from tournaments.cluster import DaskExecutor, local_cluster
+from tournaments.config import load
+from tournaments.run import Executor, LocalExecutor, game_specs
+
+ENTRANTS = {
+    "greedy": "python -m sample_bots.greedy",
+    "random": "python -m sample_bots.random",
+    "greedy-2": "python -m sample_bots.greedy",
+}
+
+OPTIONS = {"max_deals": 2}  # matches of two deals: many games, each still a whole match
+
+
+def cpu() -> float:
+    """CPU seconds (user + system) of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(executor: Executor, deal_sets: int) -> tuple[float, float, int]:
+    """(seconds, client CPU seconds, games) of one tournament on `executor`; every game must end with a result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load(
+            None,
+            {
+                "entrants": ENTRANTS,
+                "variant": "classic",
+                "seats": 2,
+                "deal_sets": deal_sets,
+                "seed": 11,
+                "options": OPTIONS,
+            },
+        )
+        cfg.db = os.path.join(tmp, "r.db")
+        specs = game_specs(cfg)
+        results, failures = [], []
+        t0, c0 = time.perf_counter(), cpu()
+        executor.run(specs, results.append, lambda spec, reason, _: failures.append((spec.key, reason)))
+        secs, cpus = time.perf_counter() - t0, cpu() - c0
+    assert not failures and len(results) == len(specs), failures
+    return secs, cpus, len(specs)
+
+
+def instructions(kind: str, address: str, deal_sets: int) -> tuple[int, int]:
+    """(instructions, games) of a child process that plays the tournament on one executor under callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        child = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable, __file__]
+            + ["--one", kind, address, str(deal_sets)],
+            capture_output=True,
+            text=True,
+        )
+    found = re.search(r"Collected : (\d+)", child.stderr)
+    assert child.returncode == 0 and found, child.stderr[-2000:]
+    return int(found.group(1)), int(child.stdout.split()[-1])
+
+
+def callgrind(address: str) -> None:
+    """The client's instructions per extra game under each executor."""
+    for kind in ("local", "dask"):
+        (small, games1), (large, games2) = (instructions(kind, address, d) for d in (1, 2))
+        per_game = (large - small) / (games2 - games1)
+        print(
+            f"  callgrind, {kind:5} client: {per_game / 1e6:8.1f} M instructions per game "
+            f"({small / 1e9:.2f} G in all for {games1} games)"
+        )
+
+
+def one(kind: str, address: str, deal_sets: int) -> None:
+    """The child of `instructions`: one tournament, then the number of its games."""
+    executor = LocalExecutor(2) if kind == "local" else DaskExecutor(2, address)
+    print(run(executor, deal_sets)[2])
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--one"]:
+        one(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
+    count = "--callgrind" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--callgrind"]
+    deal_sets = int(args[0]) if args else 2
+    rounds = int(args[1]) if len(args) > 1 else 2
+    print(
+        f"classic (max_deals 2), 2 seats, entrants {', '.join(ENTRANTS)}, {deal_sets} deal sets per table, "
+        f"{os.cpu_count()} cores"
+    )
+    t0 = time.perf_counter()
+    with local_cluster(2) as cluster:
+        started = time.perf_counter() - t0
+        print(f"  Dask cluster of 2 single-threaded workers at {cluster.scheduler_address}: {started:.1f} s to start")
+        executors: dict[str, Executor] = {
+            "local (2 processes)": LocalExecutor(2),
+            "dask (2 workers x 1 thread)": DaskExecutor(2, cluster.scheduler_address),
+        }
+        for executor in executors.values():
+            run(executor, 1)  # warm-up: imports, page cache, the workers' first game
+        best: dict[str, tuple[float, float, int]] = {}
+        for _ in range(rounds):
+            for name, executor in executors.items():
+                secs, cpus, games = run(executor, deal_sets)
+                if name not in best or secs < best[name][0]:
+                    best[name] = (secs, cpus, games)
+        rates = {}
+        for name, (secs, cpus, games) in best.items():
+            rates[name] = games / secs
+            print(
+                f"  {name:28} {games} games in {secs:6.2f} s = {rates[name]:5.2f} games/s; "
+                f"client CPU {1000 * cpus / games:6.1f} ms/game"
+            )
+        if count:
+            callgrind(cluster.scheduler_address)
+    local, dask = rates.values()
+    ratio = dask / local
+    print(f"  dask / local: {ratio:.2f}x (target >= 0.9x): {'met' if ratio >= 0.9 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""The Dask executor against a real `dask scheduler` and two real `dask worker --nthreads 1` on loopback."""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from procs import TOKEN_VAR, Tree, group_gone, is_alive, leftovers, marked, wait_until
+from test_tournament import ROOT, kill_and_resume, report, start_tournament, stored_games, tournament, untimed
+
+pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[test,dask]', as make test does)")
+pytestmark = pytest.mark.e2e
+DASK = str(Path(sys.executable).parent / "dask")
+C_BOT = ROOT / "sample_bots/c/random"  # seeded by its hello; it starts in a millisecond, where a Python bot takes 1 s
+# 1 table of 2 seats, 3 deal sets, 2 rotations: 6 games of classic, one short deal each
+SMALL = f"""
+variant = "classic"
+seats = 2
+deal_sets = 3
+seed = 4
+options = {{max_deals = 1, max_turns_per_deal = 40}}
+entrants = [{{name = "one", command = "{C_BOT}"}}, {{name = "two", command = "{C_BOT}"}}]
+"""
+
+
+def small(tmp: Path, extra: str = "") -> str:
+    """The path of a configuration file of SMALL (with `extra` settings before it)."""
+    path = tmp / "small.toml"
+    path.write_text(extra + SMALL)
+    return str(path)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _c_bot(c_bot):
+    """SMALL's bot, built by make."""
+
+
+@dataclass
+class Cluster:
+    """A scheduler and its workers, each the leader of a process group of its own."""
+
+    address: str
+    scheduler: subprocess.Popen
+    workers: list[subprocess.Popen]
+    token: str  # in the environment of every process of the cluster (and of the bots its workers start)
+
+    def dask(self, *args: str) -> list[str]:
+        """The arguments of a tournament run on this cluster."""
+        return [*args, "--executor", "dask", "--scheduler", self.address]
+
+
+def start_cluster(tmp: Path, workers: int = 2) -> Cluster:
+    token = uuid.uuid4().hex
+    env = {**os.environ, TOKEN_VAR: token}
+    common = {"env": env, "start_new_session": True, "stdout": subprocess.DEVNULL, "cwd": tmp}
+    info = tmp / "scheduler.json"
+    with open(tmp / "scheduler.log", "w") as log:
+        scheduler = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
+            stderr=log,
+            **common,
+        )
+    cluster = Cluster("", scheduler, [], token)
+    try:
+        assert wait_until(lambda: info.exists() and info.stat().st_size > 0, 60), "the scheduler did not start"
+        cluster.address = json.loads(info.read_text())["address"]
+        for i in range(workers):
+            with open(tmp / f"worker{i}.log", "w") as log:
+                argv = [DASK, "worker", cluster.address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
+                argv += ["--local-directory", str(tmp / f"worker{i}")]
+                cluster.workers.append(subprocess.Popen(argv, stderr=log, **common))
+        assert wait_until(lambda: _workers(cluster, tmp) == workers, 60), "the workers did not join"
+    except BaseException:
+        stop_cluster(cluster)
+        raise
+    return cluster
+
+
+def _workers(cluster: Cluster, tmp: Path) -> int:
+    """How many workers the scheduler has registered (from the workers' logs: no client needed)."""
+    return sum("Registered to:" in (tmp / f"worker{i}.log").read_text() for i in range(len(cluster.workers)))
+
+
+def stop_cluster(cluster: Cluster) -> None:
+    """SIGKILL every process group of the cluster, reap the leaders, and check that nothing of it is left: no
+    process of those groups, and no process carrying its token (the watchdogs and bots of its workers)."""
+    leaders = [cluster.scheduler, *cluster.workers]
+    for proc in leaders:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert all(group_gone(p.pid) for p in leaders), "a process of the cluster's groups is left"
+    assert wait_until(lambda: not marked(cluster.token), 10), [p.cmd for p in marked(cluster.token)]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = start_cluster(tmp_path_factory.mktemp("cluster"))
+    yield c
+    stop_cluster(c)
+
+
+@pytest.fixture(scope="module")
+def local_report(tmp_path_factory):
+    """The report of SMALL played by the local executor, without its timings."""
+    tmp = tmp_path_factory.mktemp("local")
+    db = tmp / "local.db"
+    r = tournament("run", small(tmp), "--concurrency", "2", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    return untimed(report(db))
+
+
+def same(a, b) -> bool:
+    """Two JSON reports equal byte for byte."""
+    return json.dumps(a, sort_keys=True).encode() == json.dumps(b, sort_keys=True).encode()
+
+
+def test_the_standings_on_the_cluster_are_those_of_the_local_executor(cluster, local_report, tmp_path):
+    config = small(tmp_path, f'executor = "dask"\nscheduler = "{cluster.address}"\n')  # from the file this time
+    db = tmp_path / "dask.db"
+    r = tournament("run", config, "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert stored_games(db) == (6, 12)
+    assert same(untimed(report(db)), local_report)
+
+
+def test_without_a_scheduler_a_local_cluster_plays_and_is_gone_at_the_end(local_report, tmp_path):
+    db = tmp_path / "r.db"
+    r = tournament("run", small(tmp_path), "--executor", "dask", "--concurrency", "2", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr and same(untimed(report(db)), local_report)
+    assert leftovers() == []  # its scheduler, workers, watchdogs and bots
+
+
+def test_a_sigkill_of_the_client_then_resume_gives_the_same_standings(cluster, local_report, tmp_path):
+    cut = tmp_path / "cut.db"
+    args = cluster.dask(small(tmp_path))
+    proc = start_tournament(*args, "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kill_and_resume(proc, args, cut, 6, stored=1)
+    assert stored_games(cut) == (6, 12)
+    assert same(untimed(report(cut)), local_report)
+
+
+def test_a_bot_folder_is_shipped_to_the_workers_with_its_executable_script(cluster, tmp_path):
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    seen = tmp_path / "cwds.txt"
+    shutil.copy2(C_BOT, folder / "random")  # executable, as the script is
+    run = folder / "run.sh"
+    run.write_text(f'#!/bin/sh\npwd >> "{seen}"\nexec ./random\n')  # ./random: it runs in its folder
+    run.chmod(0o755)
+    db = tmp_path / "r.db"
+    r = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "run", "--db", str(db)]
+        + cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}")
+        + [small(tmp_path), "--deal-sets", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT count(*), count(fault) FROM seats WHERE entrant = 'mine'").fetchone()
+    assert rows == (2, 0)  # it played both games, and never faulted
+    cwds = set(seen.read_text().split())
+    assert cwds and all("romis-bots" in c and Path(c).is_relative_to(cluster_dir(cluster)) for c in cwds)
+    assert all(os.access(Path(c) / "run.sh", os.X_OK) for c in cwds)
+
+
+def cluster_dir(cluster: Cluster) -> Path:
+    """The directory the cluster's workers keep their local directories under."""
+    return Path(cluster.scheduler.args[cluster.scheduler.args.index("--scheduler-file") + 1]).parent
+
+
+def test_a_bot_program_missing_on_the_workers_fails_its_games_naming_worker_and_command(cluster, tmp_path):
+    db = tmp_path / "r.db"
+    args = ["--entrant", "ghost=no-such-bot-program --fast", "--entrant", f"c={C_BOT}"]
+    r = tournament("run", *cluster.dask(small(tmp_path), *args, "--deal-sets", "1"), "--db", db)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and "2 of 2 games failed" in r.stderr
+    with sqlite3.connect(db) as con:
+        failures = con.execute("SELECT reason, attempts FROM failures").fetchall()
+    assert len(failures) == 2
+    for reason, attempts in failures:
+        assert "'no-such-bot-program --fast'" in reason and "not found" in reason and attempts == 1
+        assert "on Dask worker tcp://127.0.0.1:" in reason
+
+
+def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):
+    """The last test on the module's cluster: it leaves one worker."""
+    db = tmp_path / "r.db"
+    sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.4 3"  # a game lasts a second or more
+    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "2")
+    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = cluster.workers[0]
+    tree = Tree(victim.pid)
+    bots = lambda: [p for p in tree.poll() if "sample_bots" in p.cmd]  # noqa: E731
+    assert wait_until(lambda: bool(bots()), 60), "no game started on the worker"
+    playing = bots()
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert stored_games(db) == (4, 8) and "FAILED" not in err.decode()
+    assert wait_until(lambda: not any(is_alive(p) for p in playing), 10), "the killed worker's bots live on"
+
+
+def test_without_dask_the_dask_executor_is_one_clear_line_and_exit_2(tmp_path):
+    blocked = "import sys; sys.modules['distributed'] = sys.modules['dask'] = None; "
+    run = "from referee.__main__ import main; sys.argv[1:] = sys.argv[2:]; main()"
+    r = subprocess.run(
+        [sys.executable, "-c", blocked + "import tournaments.run, tournaments.cli; " + run, "-", "tournament", "run"]
+        + [small(tmp_path), "--executor", "dask", "--db", str(tmp_path / "r.db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "romis: the dask executor needs Dask distributed, which is not installed: pip install 'romis[dask]'"
+    ]
+    assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--executor", "ray"], "executor must be local or dask, not 'ray'"),
+        (["--scheduler", "tcp://127.0.0.1:8786"], "it needs executor = dask"),
+    ],
+)
+def test_bad_executor_settings_are_one_line_and_exit_2(args, words, tmp_path):
+    r = tournament("run", small(tmp_path), *args, "--db", str(tmp_path / "r.db"))
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
