@@ -109,10 +109,9 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         splits = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
         card = min(sorted(splits, key=_order), key=lambda c: (splits[c].points, len(splits[c].deadwood)))
         return card, splits[card]
-    codes = sorted(set(hand), key=_order)
     if any(w.at_least for w in rules.wholes):  # a combination that need not be the whole hand: split each rest
         rests = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
-        card = min(codes, key=lambda c: (rests[c].points, len(rests[c].deadwood)))
+        card = min(sorted(set(hand), key=_order), key=lambda c: (rests[c].points, len(rests[c].deadwood)))
         return card, rests[card]
     found = _compiled(hand, rules, value, discard=True)
     if found and found[0] is not None:
@@ -121,13 +120,20 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         search = _Search(hand, rules, value)
         card = min(search.codes, key=lambda c: search.cost(search.without(c)))
         split = search.split(search.without(card))
-    for c in codes if split.deadwood and rules.wholes else ():
+    for c in sorted(set(hand), key=_order) if split.deadwood and rules.wholes else ():
         rest = list(hand)
         rest.remove(c)
         whole = whole_split(rest, rules)
         if whole:
             return c, whole
     return card, split
+
+
+def least_after_discard(hand: list[str], rules: MeldRules, value: Value) -> int:
+    """The deadwood `best_discard` leaves, without building its split where the compiled search answers (the
+    knock games ask it at every end-of-turn decision)."""
+    found = core and (spec := _spec(rules)) and core.split(hand, spec, value, True)
+    return found[3] if found and not rules.wholes else best_discard(hand, rules, value)[1].points
 
 
 def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:
