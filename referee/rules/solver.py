@@ -9,7 +9,6 @@ it takes: no wild card, no joker, rules without named kinds or a variant's own m
 melds in the same order, so both give the same split; ROMIS_PURE=1 keeps this module's own search.
 """
 
-import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from itertools import combinations, combinations_with_replacement, product
 from types import ModuleType
 
 from protocol.cards import JOKER, RANKS, SUITS
+from referee import PURE_PYTHON
 from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
@@ -28,7 +28,7 @@ try:
     from referee.rules import _solver as built
 except ImportError:  # installed without a C compiler: the search below does it all
     built = None
-core = None if os.environ.get("ROMIS_PURE") else built  # the compiled search in use (tests switch it)
+core = None if PURE_PYTHON else built  # the compiled search in use (tests switch it)
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
