@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo event test lint format test-diff bench clean node browser ccompiler reference fuzz soak
+.PHONY: demo event test lint format test-diff test-solver bench clean node browser ccompiler cext reference fuzz soak
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -32,7 +32,15 @@ $(C_BOT): sample_bots/c/random.c sample_bots/c/romis.h | ccompiler
 $(PY):
 	python3 -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
+# the compiled best-split search (referee/rules/_solver.c, an optional extension: the install works without it, on
+# the pure-Python search) needs gcc and the Python headers; install Debian's when they are missing and we may
+cext: | $(PY)
+	@{ command -v $(CC) >/dev/null && [ -f "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; } || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq gcc libc6-dev python3-dev >/dev/null); } || \
+	  echo "romis: no C compiler or Python headers; the best-split search stays pure Python (slower)"
+
+$(STAMP): pyproject.toml setup.py referee/rules/_solver.c | $(PY) cext
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,dask]'
 	touch $(STAMP)
@@ -78,6 +86,10 @@ format: $(STAMP)
 test-diff: $(STAMP)
 	$(PY) -m pip install -q open-spiel rlcard
 	ROMIS_DIFF=1 $(PY) -m pytest tests/diff
+
+# the compiled and the pure-Python best-split search on 100,000 random hands (`make test` runs 1,500)
+test-solver: $(STAMP)
+	ROMIS_SOLVER_HANDS=100000 $(PY) -m pytest -n $(TEST_JOBS) tests/test_solver_c.py
 
 # the fuzzer: 100,000 cases per target (the decoder, atheris on the decoder, every registered variant's
 # validator) with the counts; FUZZ_CASES=N for another number, FUZZ_ARGS="--only gin --seed 3" to narrow it;

@@ -95,7 +95,10 @@ def _has(module: str) -> bool:
 
 
 def main() -> None:
-    print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} runs")
+    from referee.rules import solver
+
+    path = "compiled" if solver.core else "pure Python (ROMIS_PURE=1 or not built)"
+    print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} runs; romis's best-split search: {path}")
     engines = [
         ("romis gin", romis, ROMIS_SEEDS, "gin" in VARIANTS, "not registered yet"),
         ("OpenSpiel gin_rummy", openspiel, OPENSPIEL_SEEDS, _has("pyspiel"), "not installed (pip install open-spiel)"),

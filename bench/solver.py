@@ -1,6 +1,11 @@
 """Speed of the best-split solver: µs per 10-card gin hand and per 13-card classic hand (double pack, 2 jokers),
-then gin hands/s beside OpenSpiel's `min_deadwood` on the same hands when open-spiel is installed
-(target: romis >= 0.5x OpenSpiel's hands/s)."""
+then gin hands/s beside OpenSpiel's `min_deadwood` and RLCard's meld clusters on the same hands when they are
+installed (target: romis >= 0.5x OpenSpiel's hands/s; `make test-diff` installs both).
+
+romis is timed on both of its paths: the compiled search (referee/rules/_solver.c) and the pure-Python one
+(as with ROMIS_PURE=1, on a tenth of the hands: it is that much slower), each with the deadwood values given
+as a function (one Python call per card) and as a table (a dict's __getitem__, read by the compiled search
+without a call; the knock engine passes its penalties so)."""
 
 import functools
 import random
@@ -12,6 +17,7 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from protocol.cards import RANKS
+from referee.rules import solver
 from referee.rules.cards import deck, rank
 from referee.rules.melds import MeldRules
 from referee.rules.solver import best_discard, best_split
@@ -102,16 +108,60 @@ def hands_per_s(hands: list, solve) -> float:
     return len(hands) / best
 
 
+def romis_rate(hands: list, value, compiled: bool) -> float:
+    """romis's best_split hands/s on one path (the pure one on a tenth of the hands)."""
+    core = solver.core
+    if compiled and core is None:
+        return float("nan")
+    solver.core = core if compiled else None
+    try:
+        return hands_per_s(
+            hands if compiled else hands[: max(1, len(hands) // 10)], lambda h: best_split(h, GIN, value)
+        )
+    finally:
+        solver.core = core
+
+
+def rlcard_solver():
+    """RLCard's least deadwood of a gin hand (its meld clusters, each scored), or None if it is not installed."""
+    try:
+        from rlcard.games.gin_rummy.utils import melding, utils
+    except ImportError:
+        return None
+
+    def deadwood(hand) -> int:
+        total = sum(map(utils.get_deadwood_value, hand))
+        return min(
+            [total]
+            + [
+                total - sum(utils.get_deadwood_value(c) for m in cl for c in m)
+                for cl in melding.get_meld_clusters(hand)
+            ]
+        )
+
+    return deadwood
+
+
 def against_openspiel(rng: random.Random) -> None:
-    """Gin deadwood of the same hands: romis's best_split beside OpenSpiel's GinRummyUtils.min_deadwood."""
+    """Gin deadwood of the same hands: romis's best_split beside OpenSpiel's GinRummyUtils.min_deadwood and
+    RLCard's meld clusters."""
     try:
         import pyspiel
 
         utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
     except ImportError:
         utils = None
-        print("OpenSpiel not installed (pip install open-spiel): romis figures only")
-    print(f"gin deadwood, romis best_split vs OpenSpiel min_deadwood, same hands, best of {BATCH_REPEAT} batch runs")
+        print("OpenSpiel not installed (pip install open-spiel): no ratio")
+    rlcard = rlcard_solver()
+    print(
+        f"gin deadwood, hands/s on the same hands, best of {BATCH_REPEAT} batch runs"
+        + ("" if solver.core else " (romis's C search not built: its C columns are nan)")
+    )
+    print(
+        f"{'':24s} {'C, table':>9s} {'C, func':>9s} {'pure, tbl':>9s} {'OpenSpiel':>9s} {'RLCard':>9s}  "
+        "C table / OpenSpiel (target >= 0.5x), C table / pure"
+    )
+    table = {c: gin_value(c) for c in deck()}.__getitem__
     single = deck()
     cases = {
         "10 random cards": [rng.sample(single, 10) for _ in range(5000)],
@@ -120,17 +170,24 @@ def against_openspiel(rng: random.Random) -> None:
         "13 cards, 5-rank band": [dense(rng, 13) for _ in range(500)],
     }
     for name, hands in cases.items():
-        ours = hands_per_s(hands, lambda h: best_split(h, GIN, gin_value))
-        line = f"{name:24s} romis {ours:9.0f} hands/s"
-        if utils:
-            ints = [["SCDH".index(c[1]) * 13 + RANKS.index(c[0]) for c in h] for h in hands]  # OpenSpiel's card ints
-            theirs = hands_per_s(ints, utils.min_deadwood)
-            ratio = ours / theirs
-            line += (
-                f"  OpenSpiel {theirs:9.0f} hands/s  ratio {ratio:5.2f}x "
-                f"(target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})"
-            )
-        print(line)
+        ours = romis_rate(hands, table, True)
+        rates = [ours, romis_rate(hands, gin_value, True), romis_rate(hands, table, False)]
+        ints = [["SCDH".index(c[1]) * 13 + RANKS.index(c[0]) for c in h] for h in hands]  # OpenSpiel's card ints
+        theirs = hands_per_s(ints, utils.min_deadwood) if utils else float("nan")
+        if rlcard:
+            from rlcard.games.gin_rummy.utils.utils import card_from_text
+
+            rl_hands = [[card_from_text(c) for c in h] for h in hands[: max(1, len(hands) // 10)]]
+            rates += [theirs, hands_per_s(rl_hands, rlcard)]
+        else:
+            rates += [theirs, float("nan")]
+        ratio = ours / theirs
+        verdict = "met" if ratio >= 0.5 else "NOT met" if ratio == ratio else "no OpenSpiel"
+        print(
+            f"{name:24s} "
+            + " ".join(f"{r:9.0f}" for r in rates)
+            + f"  {ratio:5.2f}x ({verdict}), {ours / rates[2]:5.0f}x"
+        )
 
 
 if __name__ == "__main__":

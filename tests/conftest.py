@@ -47,3 +47,14 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 # The differential tests against OpenSpiel need extra packages: `make test-diff` runs them.
 collect_ignore = [] if os.environ.get("ROMIS_DIFF") else ["diff"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Which best-split search the tests ran by default (tests/test_solver.py runs each test on both paths)."""
+    from referee.rules import solver
+
+    if solver.core is not None:
+        line = f"compiled ({solver.core.__file__})"
+    else:
+        line = "pure Python (" + ("ROMIS_PURE=1" if solver.built else "referee/rules/_solver.c not built") + ")"
+    terminalreporter.write_line(f"best-split search: {line}")

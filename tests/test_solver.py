@@ -1,4 +1,5 @@
-"""Best-split solver: known hands, every ace mode, wild cards, multi-pack duplicates, and an exhaustive cross-check."""
+"""Best-split solver: known hands, every ace mode, wild cards, multi-pack duplicates, and an exhaustive cross-check,
+each on both paths: the compiled search (referee/rules/_solver.c) and the pure-Python one (ROMIS_PURE=1)."""
 
 import random
 from collections import Counter
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import RANKS, SUITS
+from referee.rules import solver
 from referee.rules.cards import deck, rank
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, new_meld
@@ -24,6 +26,15 @@ NO_ACE_RUNS = MeldRules(ace_low=False, ace_high=False)
 AROUND = MeldRules(wrap=True)
 DEUCES = MeldRules(wilds=frozenset({"JK", "2S", "2H", "2D", "2C"}))
 TWO_NATURALS = MeldRules(wilds=frozenset({"JK", "2S", "2H", "2D", "2C"}), min_naturals=2)
+
+
+@pytest.fixture(autouse=True, params=["compiled", "pure"])
+def search_path(request, monkeypatch):
+    """Every test once on each path (the test id says which); the compiled one must be built (make .venv/.installed)."""
+    if request.param == "compiled":
+        assert solver.built is not None, "referee/rules/_solver.c is not built: pip install -e . needs gcc"
+    monkeypatch.setattr(solver, "core", solver.built if request.param == "compiled" else None)
+    return request.param
 
 
 def gin_value(card: str) -> int:

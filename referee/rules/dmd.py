@@ -211,6 +211,8 @@ class DrawMeldDiscard(Game):
     def legal_discards(self, seat: int) -> list[str]:
         """Cards `seat` may discard now (the re-discard ban lapses when nothing else is left)."""
         hand = sorted(set(self.hands[seat]))
+        if self.taken is None and not self.taken_cards:  # nothing taken from the pile this turn (most turns)
+            return hand
         banned = {self.taken, *self.taken_cards} - {None}
         if banned and not self.opts.get("allow_rediscard", False):
             others = [c for c in hand if c not in banned]

@@ -1,16 +1,17 @@
 """The knock family: draw-meld-discard turns that may end with a knock, after which hands are laid out
 against the table and deadwood decides the deal (rules/gin.md and the variants based on it)."""
 
+from collections.abc import Callable
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, Knock, Op, Pass
-from referee.rules.cards import rank
+from referee.rules.cards import deck, rank
 from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
 from referee.rules.describe import Field, Phase
 from referee.rules.dmd import DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import TableMeld
-from referee.rules.solver import best_discard, best_split
+from referee.rules.solver import best_discard, best_split, least_after_discard
 
 
 class KnockGame(DrawMeldDiscard):
@@ -53,6 +54,15 @@ class KnockGame(DrawMeldDiscard):
     def penalty(self, card: str) -> int:
         """Deadwood value: A = 1, 2-10 face value, J Q K = 10."""
         return min(rank(card), 10)
+
+    def penalties(self) -> Callable[[str], int]:
+        """`penalty` as a table's lookup, made once per game: the compiled best-split search reads a dict's
+        values without calling Python for each card (the search runs at every end-of-turn decision). A
+        penalty is a function of the card alone in this family."""
+        table = self.__dict__.get("_penalties")
+        if table is None:
+            table = self.__dict__["_penalties"] = {c: self.penalty(c) for c in deck(jokers=1)}.__getitem__
+        return table
 
     def can_lay_off(self, seat: int) -> bool:
         return True  # rules/gin.md, Ambiguity 1: own and opponents' melds, any time in one's own turn
@@ -104,16 +114,20 @@ class KnockGame(DrawMeldDiscard):
     def knocks(self, seat: int, discards: list[str]) -> list[str]:
         """The discards after which `seat` may knock."""
         hand, limit, table = self.hands[seat], self.limit(), self.layoff_table(seat)
-        sure = sorted(self.penalty(c) for c in sure_deadwood(hand, table, self.meld_rules))
-        if sum(sure) - (sure[-1] if sure else 0) > limit:  # no discard can get under the limit
-            return []
+        if not table:  # nothing to lay off on: one search over every discard (memo shared) bounds them all
+            if least_after_discard(hand, self.meld_rules, self.penalties()) > limit:
+                return []
+        else:
+            sure = sorted(self.penalty(c) for c in sure_deadwood(hand, table, self.meld_rules))
+            if sum(sure) - (sure[-1] if sure else 0) > limit:  # no discard can get under the limit
+                return []
         return [c for c in discards if self.deadwood_without(seat, c, table) <= limit]
 
     def deadwood_without(self, seat: int, card: str, table: list[TableMeld]) -> int:
         """The seat's deadwood after discarding `card`, against the table melds it may reach."""
         rest = list(self.hands[seat])
         rest.remove(card)
-        return min_deadwood(rest, table, self.meld_rules, self.penalty)
+        return min_deadwood(rest, table, self.meld_rules, self.penalties())
 
     def fallback(self, seat: int) -> list[Op]:
         """Decline the starter; draw from the stock; discard the costliest legal card."""

@@ -3,6 +3,10 @@
 Every meld the hand can form is listed once per multiset of cards and packed as a count vector: one bit
 field per distinct card code, topped by a guard bit, so a single subtraction tells whether a meld still
 fits. A memoised search then places the lowest remaining card, either as deadwood or in a meld holding it.
+
+The same search is compiled (_solver.c, built by `pip install` where a C compiler is found) for the hands
+it takes: no wild card, no joker, rules without named kinds or a variant's own meld check. It lists the same
+melds in the same order, so both give the same split; ROMIS_PURE=1 keeps this module's own search.
 """
 
 from collections import Counter
@@ -10,12 +14,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement, product
+from types import ModuleType
 
 from protocol.cards import JOKER, RANKS, SUITS
+from referee import PURE_PYTHON
 from referee.rules import kinds
 from referee.rules.cards import rank, suit
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import MeldRules, TableMeld, is_valid, naturals_needed, new_meld, size_needed
+
+built: ModuleType | None
+try:
+    from referee.rules import _solver as built
+except ImportError:  # installed without a C compiler: the search below does it all
+    built = None
+core = None if PURE_PYTHON else built  # the compiled search in use (tests switch it)
 
 Value = Callable[[str], int]
 _SCALE = 1 << 12  # cost = points * _SCALE + cards left over: fewer points first, then more cards melded
@@ -35,8 +48,12 @@ def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
     (ties: more cards melded, then a fixed order of the cards, whatever the order of `hand`)."""
     if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
         return Split(*kinds.best_split(hand, rules, value))
-    search = _Search(hand, rules, value)
-    split = search.split(search.full)
+    found = _compiled(hand, rules, value, discard=False)
+    if found:
+        split = found[1]
+    else:
+        search = _Search(hand, rules, value)
+        split = search.split(search.full)
     if not split.deadwood or not rules.wholes:
         return split
     return whole_split(hand, rules) or grown_split(hand, rules, value, split)
@@ -92,26 +109,85 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         splits = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
         card = min(sorted(splits, key=_order), key=lambda c: (splits[c].points, len(splits[c].deadwood)))
         return card, splits[card]
-    search = _Search(hand, rules, value)
     if any(w.at_least for w in rules.wholes):  # a combination that need not be the whole hand: split each rest
         rests = {c: best_split([*hand[: hand.index(c)], *hand[hand.index(c) + 1 :]], rules, value) for c in hand}
-        card = min(search.codes, key=lambda c: (rests[c].points, len(rests[c].deadwood)))
+        card = min(sorted(set(hand), key=_order), key=lambda c: (rests[c].points, len(rests[c].deadwood)))
         return card, rests[card]
-    card = min(search.codes, key=lambda c: search.cost(search.without(c)))
-    split = search.split(search.without(card))
-    for c in search.codes if split.deadwood and rules.wholes else ():
+    found = _compiled(hand, rules, value, discard=True)
+    if found and found[0] is not None:
+        card, split = found[0], found[1]
+    else:
+        search = _Search(hand, rules, value)
+        card = min(search.codes, key=lambda c: search.cost(search.without(c)))
+        split = search.split(search.without(card))
+    for c in sorted(set(hand), key=_order) if split.deadwood and rules.wholes else ():
         rest = list(hand)
         rest.remove(c)
-        found = whole_split(rest, rules)
-        if found:
-            return c, found
+        whole = whole_split(rest, rules)
+        if whole:
+            return c, whole
     return card, split
+
+
+def least_after_discard(hand: list[str], rules: MeldRules, value: Value) -> int:
+    """The deadwood `best_discard` leaves, without building its split where the compiled search answers (the
+    knock games ask it at every end-of-turn decision)."""
+    found = core and (spec := _spec(rules)) and core.split(hand, spec, value, True)
+    return found[3] if found and not rules.wholes else best_discard(hand, rules, value)[1].points
 
 
 def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:
     """Every valid meld that can be formed from cards of `hand`: one per kind and multiset of cards,
     each wild card given one valid identity. Pass the melds to `new_meld` with their identities."""
     return list(_melds(Counter(hand), rules).values())
+
+
+def _compiled(hand: list[str], rules: MeldRules, value: Value, discard: bool) -> tuple[str | None, Split] | None:
+    """The compiled search's (best discard or None, best split), or None for a hand it does not take."""
+    spec = _spec(rules) if core else None
+    found = spec and core and core.split(hand, spec, value, discard)
+    if not found:
+        return None
+    card, melds, dead, points = found
+    return card, Split([_MELDS.get(cards) or _meld(is_set, cards) for is_set, cards in melds], dead, points)
+
+
+_MELDS: dict[tuple[str, ...], TableMeld] = {}  # a meld without wild cards is its cards: one object for each
+
+
+def _meld(is_set: bool, cards: tuple[str, ...]) -> TableMeld:
+    """The meld of `cards` (all natural), made once (a frozen dataclass costs more to build than to look up)."""
+    return _MELDS.setdefault(cards, TableMeld("set" if is_set else "run", cards, cards))
+
+
+def _spec(rules: MeldRules) -> tuple | None:
+    """What _solver.c needs of `rules`, worked out once per rules object and kept in its __dict__ (hashing a
+    MeldRules on every call would cost more than the search): None for rules it cannot follow.
+    (lines, extra windows, fewest and most cards of a run, of a set, max_copies, copies per suit in a set,
+    the wild cards as bits suit * 13 + rank - 1)."""
+    spec = rules.__dict__.get("_c_spec", 0)
+    if spec != 0:
+        return spec
+    if rules.kinds or rules.meld_check or rules.identical_sets:
+        spec = None
+    else:
+        lines, extras = _run_windows(rules) if rules.allow_runs else ((), ())
+        run_need = max(size_needed("run", rules), rules.min_naturals)
+        set_lo, set_hi = max(size_needed("set", rules), naturals_needed("set", rules)), rules.set_max
+        wild_bits = sum(1 << (SUITS.index(suit(c)) * 13 + rank(c) - 1) for c in rules.wilds if c != JOKER)
+        spec = (
+            tuple(map(bytes, lines)),
+            tuple(map(bytes, extras)),
+            run_need,
+            rules.run_max,
+            set_lo if rules.allow_sets else 1,
+            set_hi if rules.allow_sets else 0,
+            rules.max_copies,
+            rules.max_copies if rules.set_max > 4 else 1,
+            wild_bits,
+        )
+    rules.__dict__["_c_spec"] = spec  # a frozen dataclass: its fields are set, not this cache
+    return spec
 
 
 def _order(card: str) -> tuple[int, int, int]:
