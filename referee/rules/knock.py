@@ -56,13 +56,11 @@ class KnockGame(DrawMeldDiscard):
         return min(rank(card), 10)
 
     def penalties(self) -> Callable[[str], int]:
-        """`penalty` as a table's lookup, made once per game: the compiled best-split search reads a dict's
-        values without calling Python for each card (the search runs at every end-of-turn decision). A
-        penalty is a function of the card alone in this family."""
-        table = self.__dict__.get("_penalties")
-        if table is None:
-            table = self.__dict__["_penalties"] = {c: self.penalty(c) for c in deck(jokers=1)}.__getitem__
-        return table
+        """`penalty` as a table's lookup, made at the first deal (before any play: a play that is rejected
+        leaves the state as it was, caches included): the compiled best-split search reads a dict's values
+        without calling Python for each card (the search runs at every end-of-turn decision). A penalty is a
+        function of the card alone in this family."""
+        return self._penalties.__getitem__
 
     def can_lay_off(self, seat: int) -> bool:
         return True  # rules/gin.md, Ambiguity 1: own and opponents' melds, any time in one's own turn
@@ -90,6 +88,8 @@ class KnockGame(DrawMeldDiscard):
 
     # --- deal, offer, decisions ------------------------------------------------------
     def start_deal(self) -> None:
+        if not hasattr(self, "_penalties"):
+            self._penalties = {c: self.penalty(c) for c in deck(jokers=1)}
         super().start_deal()
         self.finish: dict[str, Any] | None = None
         self.stock_only = False
