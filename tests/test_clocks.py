@@ -3,6 +3,7 @@
 
 import json
 import os
+import shlex
 import sys
 from contextlib import suppress
 from pathlib import Path
@@ -52,9 +53,21 @@ def open_stat_files() -> list[str]:
     return found
 
 
+# A legal bot that spins 20 ms of CPU per decision: several clock ticks each, so its readings cannot all be 0
+# (a random bot's decision is well under one 10 ms tick: most of its readings are 0 by rights).
+THINKER = (
+    f"{sys.executable} -c 'import time; from sample_bots.bad._base import play, serve\n"
+    "def think(request, n):\n"
+    "    end = time.process_time() + 0.02\n"
+    "    while time.process_time() < end: pass\n"
+    "    return play(request)\n"
+    "serve(\"thinker\", think)'"
+)
+
+
 @pytest.mark.parametrize("clock", ["wall", "cpu"])
 def test_the_bots_cpu_is_recorded_and_no_stat_file_is_left_open(clock):
-    fault, _, out = play([f"sh -c '{RANDOM}'", RANDOM], clock=clock)
+    fault, _, out = play([f"sh -c {shlex.quote(THINKER)}", THINKER], clock=clock)
     assert fault is None
     for seat in out.result["seats"]:  # a CPU reading for every decision, on either clock
         assert len(seat.cpus) == len(seat.walls) > 10 and sum(seat.cpus) > 0, seat.cpus
