@@ -255,6 +255,28 @@ def test_a_record_the_clients_disk_refuses_stops_the_run_keeping_whole_records_a
         assert stored_games(db) == (6, 12) and len(whole_records(records)) == 6
 
 
+def test_registering_the_watchdog_again_leaves_the_running_games_and_their_bots_alone(cluster, tmp_path):
+    from distributed import Client
+
+    from tournaments.cluster import Watchdog
+
+    db = tmp_path / "r.db"
+    sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.6 3"  # 2 s of a game are left once its bot is seen
+    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "1")
+    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    trees = [Tree(w.pid) for w in cluster.workers]
+    bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd]  # noqa: E731
+    assert wait_until(lambda: len(bots()) == 4, 60), "the two games did not start on the workers"
+    playing = bots()
+    with Client(cluster.address, set_as_default=False) as client:  # what a second run on the cluster does
+        client.register_plugin(Watchdog())
+    assert all(is_alive(p) for p in playing)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)
+
+
 def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):
     """The last test on the module's cluster: it leaves one worker."""
     db = tmp_path / "r.db"
