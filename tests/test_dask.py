@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import uuid
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from test_store_safety import fill, remount, romis_lines, tmpfs, whole_records
 from test_tournament import ROOT, kill_and_resume, report, start_tournament, stored_games, tournament, untimed
 
 from referee.records import read_record, replay
+from tournaments.spec import GameSpec
 
 pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[test,dask]', as make test does)")
 pytestmark = pytest.mark.e2e
@@ -275,6 +277,35 @@ def test_registering_the_watchdog_again_leaves_the_running_games_and_their_bots_
     assert proc.returncode == 0, err
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)
+
+
+def delivered(spec: GameSpec, reply: tuple) -> tuple[list, list]:
+    """(results, failures) the client reports for a game that came back from a worker with `reply`."""
+    from tournaments.cluster import deliver
+
+    results: list = []
+    failures: list = []
+    deliver(spec, reply, {}, results.append, lambda *failure: failures.append(failure))
+    return results, failures
+
+
+def a_spec(record: Path) -> GameSpec:
+    return GameSpec("t0-d0-r0", 0, 0, 0, 1, "classic", ("one", "two"), (str(C_BOT), str(C_BOT)), record=str(record))
+
+
+def test_a_failed_games_record_is_kept_at_its_path_before_its_failure_is_reported(tmp_path):
+    spec, record = a_spec(tmp_path / "g.jsonl"), b'{"type":"header"}\n{"type":"interrupted"}\n'
+    failure = ("failed", "ValueError: boom (on Dask worker tcp://10.0.0.7:4000)", "Traceback ...")
+    assert delivered(spec, (*failure, zlib.compress(record))) == ([], [(spec, *failure[1:])])
+    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"] and (tmp_path / "g.jsonl").read_bytes() == record
+
+
+def test_a_record_that_cannot_be_created_fails_its_game_as_on_the_local_executor(tmp_path):
+    spec = a_spec(tmp_path / "gone" / "g.jsonl")  # its directory was removed during the run
+    results, failures = delivered(spec, ("done", "the result", zlib.compress(b"a record\n")))
+    assert results == [] and failures == [
+        (spec, f"ConfigError: cannot write record {spec.record}: No such file or directory", "")
+    ]
 
 
 def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):

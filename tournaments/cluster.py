@@ -146,9 +146,9 @@ def bot_folder(command: str) -> tuple[Folder, bytes] | None:
 
 
 def play_on_worker(spec: GameSpec, folders: dict[str, Folder]) -> Reply:
-    """A game on a Dask worker: ("done", result, its record) or a failure naming the worker. The record (if the
-    game keeps one) is written to a private file of the worker's, never at the configured path, and comes back
-    compressed; it is signed by the client, where the key is."""
+    """A game on a Dask worker: its reply (a failure names the worker) and, last, its record or None. The record
+    (if the game keeps one; a failed game's may end `interrupted`, or be missing) is written to a private file of
+    the worker's, never at the configured path, and comes back compressed; the client signs it, where the key is."""
     worker = get_worker()
     private = Path(worker.local_directory) / "romis-records" / f"{secrets.token_hex(8)}.jsonl"
     if spec.record is not None:
@@ -156,9 +156,7 @@ def play_on_worker(spec: GameSpec, folders: dict[str, Folder]) -> Reply:
         spec = replace(spec, record=str(private), sign_key=None)
     try:
         reply = _play_here(spec, folders, worker)
-        if reply[0] != "done":
-            return reply
-        return (*reply, zlib.compress(private.read_bytes(), 1) if spec.record else None)  # 1/3 the bytes, 0.3 ms
+        return (*reply, zlib.compress(private.read_bytes(), 1) if private.exists() else None)  # 1/3 the bytes, 0.3 ms
     finally:
         private.unlink(missing_ok=True)
 
@@ -216,23 +214,9 @@ class DaskExecutor:
                 if reply is None and attempt < RESUBMITS:
                     submit(spec, attempt + 1)
                     continue
-                self._report(spec, reply, keys, on_result, on_failure)
+                deliver(spec, reply, keys, on_result, on_failure)
                 if (following := next(pending, None)) is not None:
                     submit(following)
-
-    @staticmethod
-    def _report(
-        spec: GameSpec, reply: Reply | None, keys: dict[str, bytes], on_result: OnResult, on_failure: OnFailure
-    ) -> None:
-        """Store a game's result, once its record is in place, or its failure."""
-        if reply is None:
-            on_failure(spec, f"the game's Dask task was lost {RESUBMITS + 1} times", "")
-        elif reply[0] != "done":
-            on_failure(spec, reply[1], reply[2])
-        elif refused := keep_record(spec, reply[2], keys):
-            on_failure(spec, refused, "")
-        else:
-            on_result(reply[1])
 
     def _window(self, client: Client) -> int:
         """Games submitted at once: enough to keep every worker thread busy while results come back."""
@@ -275,6 +259,21 @@ def local_cluster(workers: int) -> LocalCluster:
     )
 
 
+def deliver(
+    spec: GameSpec, reply: Reply | None, keys: dict[str, bytes], on_result: OnResult, on_failure: OnFailure
+) -> None:
+    """Report a game that came back from a worker (`play_on_worker`'s reply; None: its task was lost), once its
+    record is in place: a stored game always has its record, and a failed one keeps what its record says."""
+    if reply is None:
+        on_failure(spec, f"the game's Dask task was lost {RESUBMITS + 1} times", "")
+    elif refused := keep_record(spec, reply[-1], keys):
+        on_failure(spec, refused, "")
+    elif reply[0] == "done":
+        on_result(reply[1])
+    else:
+        on_failure(spec, reply[1], reply[2])
+
+
 def keep_record(spec: GameSpec, data: bytes | None, keys: dict[str, bytes]) -> str | None:
     """Put the record a worker sent back at the game's configured path (signed here, with the key of `keys` its
     spec names); why not if the disk refused, in the words a worker of the local executor would use."""
@@ -298,6 +297,6 @@ def _reply(future: Future) -> Reply | None:
     try:
         return future.result()
     except KilledWorker as e:
-        return ("failed", f"every Dask worker that played this game died ({describe_error(e)})", "")
+        return ("failed", f"every Dask worker that played this game died ({describe_error(e)})", "", None)
     except Exception:
         return None
