@@ -258,25 +258,36 @@ def test_a_record_the_clients_disk_refuses_stops_the_run_keeping_whole_records_a
 
 
 def test_registering_the_watchdog_again_leaves_the_running_games_and_their_bots_alone(cluster, tmp_path):
+    db = tmp_path / "r.db"
+    sleepy = "sleepy=python -m sample_bots.bad.sleepy 1.0 3"  # about 3 s of a game are left once its bots are seen
+    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "1")
+    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        playing = register_the_watchdog_mid_game(cluster)
+        assert all(is_alive(p) for p in playing)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()  # a failing test leaves no run behind (the cluster's teardown takes the bots)
+    assert proc.returncode == 0, err
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)
+
+
+def register_the_watchdog_mid_game(cluster: Cluster) -> list:
+    """Once both games of the run are under way on the cluster, register the Watchdog plugin again, as a second
+    run on the cluster does; the bots that were playing."""
     from distributed import Client
 
     from tournaments.cluster import Watchdog
 
-    db = tmp_path / "r.db"
-    sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.6 3"  # 2 s of a game are left once its bot is seen
-    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "1")
-    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     trees = [Tree(w.pid) for w in cluster.workers]
-    bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd]  # noqa: E731
+    # the bots, not their sandbox's wrappers (pidns.py): the 4 of both games, from their start to the first one's end
+    bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd and "pidns" not in p.cmd]  # noqa: E731
     assert wait_until(lambda: len(bots()) == 4, 60), "the two games did not start on the workers"
     playing = bots()
-    with Client(cluster.address, set_as_default=False) as client:  # what a second run on the cluster does
+    with Client(cluster.address, set_as_default=False) as client:
         client.register_plugin(Watchdog())
-    assert all(is_alive(p) for p in playing)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    with sqlite3.connect(db) as con:
-        assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)
+    return playing
 
 
 def delivered(spec: GameSpec, reply: tuple) -> tuple[list, list]:
