@@ -11,7 +11,10 @@ the noise of a shared machine): a tournament of 1 and of 2 deal sets per table i
 against the same cluster (whose scheduler and workers, like the local executor's workers, are not counted); the
 difference over the games it adds is what one more game costs the client.
 
-Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS] [--callgrind]
+With --records, every game keeps its record (in a temporary directory here): the local executor's workers write
+them, the Dask workers send them back and the client writes them.
+
+Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS] [--callgrind] [--records]
 """
 
 import os
@@ -45,8 +48,9 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(executor: Executor, deal_sets: int) -> tuple[float, float, int]:
-    """(seconds, client CPU seconds, games) of one tournament on `executor`; every game must end with a result."""
+def run(executor: Executor, deal_sets: int, records: bool) -> tuple[float, float, int]:
+    """(seconds, client CPU seconds, games) of one tournament on `executor`; every game must end with a result
+    (and, with `records`, its record)."""
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load(
             None,
@@ -60,21 +64,26 @@ def run(executor: Executor, deal_sets: int) -> tuple[float, float, int]:
             },
         )
         cfg.db = os.path.join(tmp, "r.db")
+        if records:
+            cfg.records = os.path.join(tmp, "records")
+            os.mkdir(cfg.records)
         specs = game_specs(cfg)
         results, failures = [], []
         t0, c0 = time.perf_counter(), cpu()
         executor.run(specs, results.append, lambda spec, reason, _: failures.append((spec.key, reason)))
         secs, cpus = time.perf_counter() - t0, cpu() - c0
-    assert not failures and len(results) == len(specs), failures
+        kept = len(os.listdir(cfg.records)) if records else len(specs)
+    assert not failures and len(results) == len(specs) == kept, failures
     return secs, cpus, len(specs)
 
 
-def instructions(kind: str, address: str, deal_sets: int) -> tuple[int, int]:
+def instructions(kind: str, address: str, deal_sets: int, records: bool) -> tuple[int, int]:
     """(instructions, games) of a child process that plays the tournament on one executor under callgrind."""
     with tempfile.TemporaryDirectory() as tmp:
         child = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable, __file__]
-            + ["--one", kind, address, str(deal_sets)],
+            + ["--one", kind, address, str(deal_sets)]
+            + ["--records"] * records,
             capture_output=True,
             text=True,
         )
@@ -83,10 +92,10 @@ def instructions(kind: str, address: str, deal_sets: int) -> tuple[int, int]:
     return int(found.group(1)), int(child.stdout.split()[-1])
 
 
-def callgrind(address: str) -> None:
+def callgrind(address: str, records: bool) -> None:
     """The client's instructions per extra game under each executor."""
     for kind in ("local", "dask"):
-        (small, games1), (large, games2) = (instructions(kind, address, d) for d in (1, 2))
+        (small, games1), (large, games2) = (instructions(kind, address, d, records) for d in (1, 2))
         per_game = (large - small) / (games2 - games1)
         print(
             f"  callgrind, {kind:5} client: {per_game / 1e6:8.1f} M instructions per game "
@@ -94,23 +103,23 @@ def callgrind(address: str) -> None:
         )
 
 
-def one(kind: str, address: str, deal_sets: int) -> None:
+def one(kind: str, address: str, deal_sets: int, records: bool) -> None:
     """The child of `instructions`: one tournament, then the number of its games."""
     executor = LocalExecutor(2) if kind == "local" else DaskExecutor(2, address)
-    print(run(executor, deal_sets)[2])
+    print(run(executor, deal_sets, records)[2])
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--one"]:
-        one(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    count, records = "--callgrind" in sys.argv, "--records" in sys.argv
+    args = [a for a in sys.argv[1:] if a not in ("--callgrind", "--records")]
+    if args[:1] == ["--one"]:
+        one(args[1], args[2], int(args[3]), records)
         return
-    count = "--callgrind" in sys.argv
-    args = [a for a in sys.argv[1:] if a != "--callgrind"]
     deal_sets = int(args[0]) if args else 2
     rounds = int(args[1]) if len(args) > 1 else 2
     print(
         f"classic (max_deals 2), 2 seats, entrants {', '.join(ENTRANTS)}, {deal_sets} deal sets per table, "
-        f"{os.cpu_count()} cores"
+        f"{os.cpu_count()} cores" + (", every game's record kept" if records else "")
     )
     t0 = time.perf_counter()
     with local_cluster(2) as cluster:
@@ -121,11 +130,11 @@ def main() -> None:
             "dask (2 workers x 1 thread)": DaskExecutor(2, cluster.scheduler_address),
         }
         for executor in executors.values():
-            run(executor, 1)  # warm-up: imports, page cache, the workers' first game
+            run(executor, 1, records)  # warm-up: imports, page cache, the workers' first game
         best: dict[str, tuple[float, float, int]] = {}
         for _ in range(rounds):
             for name, executor in executors.items():
-                secs, cpus, games = run(executor, deal_sets)
+                secs, cpus, games = run(executor, deal_sets, records)
                 if name not in best or secs < best[name][0]:
                     best[name] = (secs, cpus, games)
         rates = {}
@@ -136,7 +145,7 @@ def main() -> None:
                 f"client CPU {1000 * cpus / games:6.1f} ms/game"
             )
         if count:
-            callgrind(cluster.scheduler_address)
+            callgrind(cluster.scheduler_address, records)
     local, dask = rates.values()
     ratio = dask / local
     print(f"  dask / local: {ratio:.2f}x (target >= 0.9x): {'met' if ratio >= 0.9 else 'MISSED'}")

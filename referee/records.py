@@ -80,6 +80,54 @@ class RecordError(Exception):
         super().__init__(f"cannot write record {path}: {error.strerror or error}")
 
 
+def part_path(path: Path) -> Path:
+    """The hidden temporary file a record is written to beside `path` (`.NAME.PID.RANDOM.part`), unique per
+    writer: two writers of one path (two runs sharing a records directory) never mix lines."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+
+
+def _create(path: Path, part: Path, mode: str) -> IO[Any]:
+    """Open the new temporary file `part` of the record `path`; RecordError for a disk that refuses it, and the
+    OSError for any other reason (a missing directory is the user's mistake)."""
+    try:
+        return open(part, mode, encoding=None if "b" in mode else "utf-8")
+    except OSError as e:
+        if e.errno in DISK_ERRNOS:
+            raise RecordError(path, e) from None
+        raise
+
+
+def write_record(path: str | Path, data: bytes) -> None:
+    """Put a whole record (written elsewhere: on a tournament's Dask worker) at `path` as RecordWriter does: via
+    a temporary file, on disk before it is renamed into place, so no partial record is ever at `path`; RecordError
+    once the disk refuses (nothing is left then), the OSError if the file cannot be created for another reason."""
+    path = Path(path)
+    part = part_path(path)
+    file = _create(path, part, "xb")
+    try:
+        with file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(part, path)
+    except OSError as e:
+        with suppress(OSError):
+            part.unlink()
+        raise RecordError(path, e) from None
+
+
+def sign_record(data: bytes, key: bytes) -> bytes:
+    """The bytes of an unsigned record with the signature RecordWriter would have put on its last line with `key`
+    (so a record written where the key is not, on a Dask worker, is signed where it is)."""
+    lines = data.split(b"\n")  # the last is the b"" after the final newline
+    header = json.loads(lines[0])
+    del header["chain"]
+    last = json.loads(lines[-2])
+    last["signature"] = sign(key, header, last["chain"])
+    lines[-2] = json.dumps(last, separators=(",", ":")).encode()
+    return b"\n".join(lines)
+
+
 class RecordWriter:
     """Appends chained JSON lines to a temporary file, flushing each one (a crash keeps what was written there),
     and renames it to `path` on close; RecordError once the disk refuses a write. With a `key`, the last line
@@ -87,14 +135,8 @@ class RecordWriter:
 
     def __init__(self, path: str | Path, header: dict[str, Any], key: bytes | None = None):
         self.path = Path(path)
-        # unique per writer: two writers of one path (two runs sharing a records directory) never mix lines
-        self.part = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-        try:
-            self.file: IO[str] = open(self.part, "x", encoding="utf-8")  # noqa: SIM115 (closed by close())
-        except OSError as e:
-            if e.errno in DISK_ERRNOS:
-                raise RecordError(self.path, e) from None
-            raise
+        self.part = part_path(self.path)
+        self.file: IO[str] = _create(self.path, self.part, "x")
         self.failed: RecordError | None = None
         self.chain = ""
         self.key = key

@@ -8,12 +8,17 @@ import sqlite3
 import subprocess
 import sys
 import uuid
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from procs import TOKEN_VAR, Tree, group_gone, is_alive, leftovers, marked, wait_until
+from test_store_safety import fill, remount, romis_lines, tmpfs, whole_records
 from test_tournament import ROOT, kill_and_resume, report, start_tournament, stored_games, tournament, untimed
+
+from referee.records import read_record, replay
+from tournaments.spec import GameSpec
 
 pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[test,dask]', as make test does)")
 pytestmark = pytest.mark.e2e
@@ -108,13 +113,37 @@ def cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def local_report(tmp_path_factory):
-    """The report of SMALL played by the local executor, without its timings."""
+def local_run(tmp_path_factory) -> Path:
+    """A directory with SMALL played by the local executor: its database `local.db` and its `records`."""
     tmp = tmp_path_factory.mktemp("local")
-    db = tmp / "local.db"
-    r = tournament("run", small(tmp), "--concurrency", "2", "--db", str(db))
+    r = tournament("run", small(tmp), "--concurrency", "2", "--db", str(tmp / "local.db"), "--records", tmp / "records")
     assert r.returncode == 0, r.stderr
-    return untimed(report(db))
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def local_report(local_run):
+    """The report of SMALL played by the local executor, without its timings."""
+    return untimed(report(local_run / "local.db"))
+
+
+def tournament_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`romis tournament run ARGS` started in `cwd` (the workers of the module's cluster run in another one)."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "run", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def events(record: Path) -> list[dict]:
+    """The lines of a record without their chain, signature and timings; the bots' `ready` lines (in the order the
+    bots got ready) moved to the end, by seat."""
+    drop = {"chain", "signature", "wall", "cpu"}
+    lines = [{k: v for k, v in line.items() if k not in drop} for line in read_record(record)]
+    return sorted(lines, key=lambda line: line["seat"] if line["type"] == "ready" else -1)  # a stable sort
 
 
 def same(a, b) -> bool:
@@ -157,15 +186,8 @@ def test_a_bot_folder_is_shipped_to_the_workers_with_its_executable_script(clust
     run.write_text(f'#!/bin/sh\npwd >> "{seen}"\nexec ./random\n')  # ./random: it runs in its folder
     run.chmod(0o755)
     db = tmp_path / "r.db"
-    r = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", "run", "--db", str(db)]
-        + cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}")
-        + [small(tmp_path), "--deal-sets", "1"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    args = cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}")
+    r = tournament_in(tmp_path, "--db", str(db), *args, small(tmp_path), "--deal-sets", "1")
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT count(*), count(fault) FROM seats WHERE entrant = 'mine'").fetchone()
@@ -192,6 +214,109 @@ def test_a_bot_program_missing_on_the_workers_fails_its_games_naming_worker_and_
     for reason, attempts in failures:
         assert "'no-such-bot-program --fast'" in reason and "not found" in reason and attempts == 1
         assert "on Dask worker tcp://127.0.0.1:" in reason
+
+
+def test_records_land_at_the_clients_relative_path_signed_there_with_the_local_executors_events(
+    cluster, local_run, tmp_path
+):
+    """The workers run in another directory: they could neither find the key file nor write at `recs` here."""
+    (tmp_path / "key.bin").write_bytes(b"the organiser's key")
+    settings = f'executor = "dask"\nscheduler = "{cluster.address}"\nrecords = "recs"\nsign_key = "key.bin"\n'
+    r = tournament_in(tmp_path, small(tmp_path, settings), "--db", "r.db")
+    assert r.returncode == 0, r.stderr
+    names = whole_records(tmp_path / "recs")
+    assert names == whole_records(local_run / "records") and len(names) == 6
+    for name in names:
+        record = tmp_path / "recs" / f"{name}.jsonl"
+        assert replay(record, b"the organiser's key")["signature"] == "ok"
+        assert events(record) == events(local_run / "records" / f"{name}.jsonl")
+    here = cluster_dir(cluster)
+    assert not (here / "recs").exists()
+    scratch = list(here.rglob("romis-records"))  # in the workers' local directories
+    assert scratch and all(list(d.iterdir()) == [] for d in scratch)  # every private copy is gone
+
+
+def test_a_record_the_clients_disk_refuses_stops_the_run_keeping_whole_records_and_the_resume_plays_on(
+    cluster, tmp_path
+):
+    db = tmp_path / "r.db"
+    with tmpfs("200k") as disk:
+        records = disk / "records"
+        records.mkdir()
+        fill(disk, 45_000)  # two records of SMALL's games fit (20 kB each), a third does not
+        args = cluster.dask(small(tmp_path), "--db", str(db), "--records", str(records))
+        r = tournament("run", *args)
+        assert r.returncode == 3 and "Traceback" not in r.stderr, r.stderr
+        [line] = romis_lines(r.stderr)
+        assert "cannot write record" in line and "No space left on device" in line, line
+        assert 1 <= stored_games(db)[0] < 6
+        assert len(whole_records(records)) == stored_games(db)[0]  # each stored game has its whole record
+        remount(disk, "size=20m")
+        again = tournament("run", *args)
+        assert again.returncode == 0, again.stderr
+        assert stored_games(db) == (6, 12) and len(whole_records(records)) == 6
+
+
+def test_registering_the_watchdog_again_leaves_the_running_games_and_their_bots_alone(cluster, tmp_path):
+    db = tmp_path / "r.db"
+    sleepy = "sleepy=python -m sample_bots.bad.sleepy 1.0 3"  # about 3 s of a game are left once its bots are seen
+    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "1")
+    proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        playing = register_the_watchdog_mid_game(cluster)
+        assert all(is_alive(p) for p in playing)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()  # a failing test leaves no run behind (the cluster's teardown takes the bots)
+    assert proc.returncode == 0, err
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)
+
+
+def register_the_watchdog_mid_game(cluster: Cluster) -> list:
+    """Once both games of the run are under way on the cluster, register the Watchdog plugin again, as a second
+    run on the cluster does; the bots that were playing."""
+    from distributed import Client
+
+    from tournaments.cluster import Watchdog
+
+    trees = [Tree(w.pid) for w in cluster.workers]
+    # the bots, not their sandbox's wrappers (pidns.py): the 4 of both games, from their start to the first one's end
+    bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd and "pidns" not in p.cmd]  # noqa: E731
+    assert wait_until(lambda: len(bots()) == 4, 60), "the two games did not start on the workers"
+    playing = bots()
+    with Client(cluster.address, set_as_default=False) as client:
+        client.register_plugin(Watchdog())
+    return playing
+
+
+def delivered(spec: GameSpec, reply: tuple) -> tuple[list, list]:
+    """(results, failures) the client reports for a game that came back from a worker with `reply`."""
+    from tournaments.cluster import deliver
+
+    results: list = []
+    failures: list = []
+    deliver(spec, reply, {}, results.append, lambda *failure: failures.append(failure))
+    return results, failures
+
+
+def a_spec(record: Path) -> GameSpec:
+    return GameSpec("t0-d0-r0", 0, 0, 0, 1, "classic", ("one", "two"), (str(C_BOT), str(C_BOT)), record=str(record))
+
+
+def test_a_failed_games_record_is_kept_at_its_path_before_its_failure_is_reported(tmp_path):
+    spec, record = a_spec(tmp_path / "g.jsonl"), b'{"type":"header"}\n{"type":"interrupted"}\n'
+    failure = ("failed", "ValueError: boom (on Dask worker tcp://10.0.0.7:4000)", "Traceback ...")
+    assert delivered(spec, (*failure, zlib.compress(record))) == ([], [(spec, *failure[1:])])
+    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"] and (tmp_path / "g.jsonl").read_bytes() == record
+
+
+def test_a_record_that_cannot_be_created_fails_its_game_as_on_the_local_executor(tmp_path):
+    spec = a_spec(tmp_path / "gone" / "g.jsonl")  # its directory was removed during the run
+    results, failures = delivered(spec, ("done", "the result", zlib.compress(b"a record\n")))
+    assert results == [] and failures == [
+        (spec, f"ConfigError: cannot write record {spec.record}: No such file or directory", "")
+    ]
 
 
 def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 from referee.cli import run
 from referee.play import play_match
-from referee.records import RecordInterrupted, ReplayError, SignatureError, replay
+from referee.records import RecordInterrupted, ReplayError, SignatureError, replay, sign_record
 from tournaments import config
 from tournaments.run import game_specs, play_game
 
@@ -231,6 +231,17 @@ def test_a_signed_record_replays_with_its_key(clean, key, capsys):
     assert (
         code == 0 and err == "" and out.startswith(f"{clean}: ok (gin, seed 3") and out.endswith("; signed, key ok\n")
     )
+
+
+@pytest.mark.parametrize("name", ["clean", "faulty"])
+def test_a_record_signed_after_it_was_written_is_byte_for_byte_the_one_signed_while_written(name, key, request):
+    """What a tournament on a Dask cluster does: the worker writes the record unsigned, the client signs it."""
+    signed = request.getfixturevalue(name).read_bytes()
+    *lines, last = signed.decode().splitlines()
+    unsigned = json.loads(last)
+    del unsigned["signature"]
+    lines.append(json.dumps(unsigned, separators=(",", ":")))  # as RecordWriter writes a line
+    assert sign_record("".join(line + "\n" for line in lines).encode(), key.read_bytes()) == signed
 
 
 def test_a_wrong_key_is_refused(clean, tmp_path, capsys):
