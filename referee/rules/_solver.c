@@ -6,8 +6,10 @@
    that on random hands). A hand this file cannot take (a wild card, a joker, a card it cannot read, a state
    wider than 64 bits) gets None and solver.py searches it itself.
 
-   split(hand, spec, value, discard) -> None | (discarded card or None, [(is_set, cards)], deadwood, points)
-   spec: solver._spec(rules), see there (its lines and windows as bytes of ranks 1-13). */
+   split(hand, spec, value, discard) -> None | Split, or with discard None | (discarded card or None, Split)
+   spec: solver._spec(rules), see there (its lines and windows as bytes of ranks 1-13).
+   The result objects are built here (in solver.py that cost as much as the search): solver.py hands over its
+   Split and TableMeld classes once, types(split, meld), and each meld's TableMeld is made once and kept. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +38,7 @@ typedef struct {
     int n_melds;
     uint64_t mask[MAX_MELDS];
     unsigned char is_set[MAX_MELDS], size[MAX_MELDS], cards[MAX_MELDS][MAX_MELD_CARDS]; /* cards: code indices */
+    unsigned char suit[MAX_CODES], rank[MAX_CODES]; /* of each code: 0-3, 1-13 */
     int n_low[MAX_CODES], *by_low[MAX_CODES];
     int low_store[MAX_MELDS];
     int failed; /* too many melds, or out of memory */
@@ -173,9 +176,121 @@ static void list_melds(Search *s, PyObject *spec, int index[4][14], int count[4]
     }
 }
 
+/* The result types (types()) and each meld's TableMeld, made at its first use and kept, found by a key of its
+   kind, suit or rank and cards in order (0 for a run too long for a key: that one is made afresh each time). */
+static PyObject *split_type, *meld_type, *no_args, *kind_name[2], *field_name[3];
+
+typedef struct {
+    uint64_t key; /* 0: empty */
+    PyObject *meld;
+} Known;
+
+static Known *known;
+static uint64_t known_cap, known_used;
+
+static uint64_t meld_key(const Search *s, int m) {
+    const unsigned char *cards = s->cards[m];
+    int n = s->size[m];
+    uint64_t key;
+    if (s->is_set[m]) { /* 0, rank (4 bits), size (5 bits), the suits in order (2 bits each, at most 16) */
+        key = (uint64_t)s->rank[cards[0]] << 1 | (uint64_t)n << 5;
+        for (int k = 0; k < n; k++) key |= (uint64_t)s->suit[cards[k]] << (10 + 2 * k);
+        return key;
+    }
+    if (n > 14) return 0;
+    key = 1 | (uint64_t)s->suit[cards[0]] << 1; /* 1, suit (2 bits), the ranks in order (4 bits each) */
+    for (int k = 0; k < n; k++) key |= (uint64_t)s->rank[cards[k]] << (3 + 4 * k);
+    return key;
+}
+
+static Known *known_slot(Known *table, uint64_t size, uint64_t key) {
+    for (uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 40;; h++) {
+        Known *k = &table[h & (size - 1)];
+        if (!k->key || k->key == key) return k;
+    }
+}
+
+static int known_room(void) {
+    if (2 * (known_used + 1) <= known_cap) return 0;
+    uint64_t size = known_cap ? known_cap * 2 : 512;
+    Known *table = calloc(size, sizeof(Known));
+    if (!table) return -1;
+    for (uint64_t i = 0; i < known_cap; i++)
+        if (known[i].key) *known_slot(table, size, known[i].key) = known[i];
+    free(known);
+    known = table, known_cap = size;
+    return 0;
+}
+
+static void forget_melds(void) {
+    for (uint64_t i = 0; i < known_cap; i++) Py_XDECREF(known[i].meld);
+    free(known);
+    known = NULL, known_cap = known_used = 0;
+}
+
+/* A new reference to meld m's TableMeld(kind, cards, cards), the one kept when there is one. */
+static PyObject *meld_of(const Search *s, int m, PyObject *const *code_name) {
+    uint64_t key = meld_key(s, m);
+    if (key && known_room()) return PyErr_NoMemory();
+    Known *k = key ? known_slot(known, known_cap, key) : NULL;
+    if (k && k->key) return Py_NewRef(k->meld);
+    PyObject *cards = PyTuple_New(s->size[m]), *meld;
+    if (!cards) return NULL;
+    for (int j = 0; j < s->size[m]; j++) PyTuple_SET_ITEM(cards, j, Py_NewRef(code_name[s->cards[m][j]]));
+    meld = PyObject_CallFunctionObjArgs(meld_type, kind_name[s->is_set[m]], cards, cards, NULL);
+    Py_DECREF(cards);
+    if (meld && k) k->key = key, k->meld = Py_NewRef(meld), known_used++;
+    return meld;
+}
+
+/* solver._Search.split: the Split of `state`, following the memoised choices. */
+static PyObject *split_of(const Search *s, uint64_t state, PyObject *const *code_name) {
+    PyObject *melds = PyList_New(0), *dead = PyList_New(0), *points = NULL, *out = NULL;
+    long long total = 0;
+    int w = s->width;
+    if (!melds || !dead) goto done;
+    while (state) {
+        Entry *e = slot(memo, cap, state);
+        int i = lowest(s, state);
+        if (e->choice) {
+            PyObject *meld = meld_of(s, e->choice - 1, code_name);
+            if (!meld || PyList_Append(melds, meld)) {
+                Py_XDECREF(meld);
+                goto done;
+            }
+            Py_DECREF(meld);
+            state -= s->mask[e->choice - 1];
+        } else {
+            uint64_t k = s->n_low[i] ? 1 : (state >> (i * w)) & s->field;
+            for (uint64_t j = 0; j < k; j++)
+                if (PyList_Append(dead, code_name[i])) goto done;
+            total += (long long)k * (s->unit[i] - 1) / SCALE;
+            state -= k << (i * w);
+        }
+    }
+    /* object.__new__ and object.__setattr__, as the frozen dataclass's own __init__ does */
+    if (!(points = PyLong_FromLongLong(total)) || !(out = PyBaseObject_Type.tp_new((PyTypeObject *)split_type, no_args, NULL)))
+        goto done;
+    PyObject *fields[3] = {melds, dead, points};
+    for (int f = 0; f < 3; f++)
+        if (PyObject_GenericSetAttr(out, field_name[f], fields[f])) {
+            Py_CLEAR(out);
+            break;
+        }
+done:
+    Py_XDECREF(melds);
+    Py_XDECREF(dead);
+    Py_XDECREF(points);
+    return out;
+}
+
 static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4 || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "split(hand: list, spec: tuple, value, discard: bool)");
+        return NULL;
+    }
+    if (!split_type) {
+        PyErr_SetString(PyExc_RuntimeError, "_solver.types(Split, TableMeld) was not called");
         return NULL;
     }
     if (!PyList_Check(args[0])) Py_RETURN_NONE; /* solver.py takes any sequence */
@@ -206,6 +321,7 @@ static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
         for (int su = 0; su < 4; su++)
             if (count[su][r]) {
                 if (wilds >> (su * 13 + r - 1) & 1 || n == MAX_CODES) Py_RETURN_NONE;
+                s.suit[n] = (unsigned char)su, s.rank[n] = (unsigned char)r;
                 index[su][r] = n, code_name[n++] = name[su][r];
                 most = count[su][r] > most ? count[su][r] : most;
             }
@@ -249,7 +365,7 @@ static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
         gen = 1;
     }
     used = 0;
-    PyObject *out = NULL, *chosen = Py_None;
+    PyObject *chosen = Py_None;
     uint64_t state = full;
     if (discard && n) { /* solver.best_discard: the first card whose removal leaves the least cost */
         int64_t least = 0;
@@ -263,48 +379,37 @@ static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     }
     best(&s, state);
     if (s.failed) return PyErr_NoMemory();
-    PyObject *melds = PyList_New(0), *dead = PyList_New(0);
-    long long points = 0;
-    if (!melds || !dead) goto done;
-    while (state) { /* solver._Search.split: follow the choices */
-        Entry *e = slot(memo, cap, state);
-        int i = lowest(&s, state);
-        if (e->choice) {
-            int m = e->choice - 1;
-            PyObject *cards = PyTuple_New(s.size[m]);
-            if (!cards) goto done;
-            for (int k = 0; k < s.size[m]; k++) {
-                Py_INCREF(code_name[s.cards[m][k]]);
-                PyTuple_SET_ITEM(cards, k, code_name[s.cards[m][k]]);
-            }
-            PyObject *pair = Py_BuildValue("(OO)", s.is_set[m] ? Py_True : Py_False, cards);
-            Py_DECREF(cards);
-            if (!pair || PyList_Append(melds, pair)) {
-                Py_XDECREF(pair);
-                goto done;
-            }
-            Py_DECREF(pair);
-            state -= s.mask[m];
-        } else {
-            uint64_t k = s.n_low[i] ? 1 : (state >> (i * w)) & s.field;
-            for (uint64_t j = 0; j < k; j++)
-                if (PyList_Append(dead, code_name[i])) goto done;
-            points += (long long)k * (s.unit[i] - 1) / SCALE;
-            state -= k << (i * w);
-        }
-    }
-    out = Py_BuildValue("(OOOL)", chosen, melds, dead, points);
-done:
-    Py_XDECREF(melds);
-    Py_XDECREF(dead);
+    PyObject *found = split_of(&s, state, code_name);
+    if (!found || !discard) return found;
+    PyObject *out = PyTuple_Pack(2, chosen, found);
+    Py_DECREF(found);
     return out;
+}
+
+static PyObject *types(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyType_Check(args[0]) || !PyType_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "types(split: type, meld: type)");
+        return NULL;
+    }
+    forget_melds(); /* made by an earlier TableMeld class */
+    Py_XSETREF(split_type, Py_NewRef(args[0]));
+    Py_XSETREF(meld_type, Py_NewRef(args[1]));
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"split", (PyCFunction)(void (*)(void))split, METH_FASTCALL, "The best split of a hand without wild cards."},
+    {"types", (PyCFunction)(void (*)(void))types, METH_FASTCALL, "The Split and TableMeld classes to build."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_solver", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__solver(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__solver(void) {
+    const char *names[] = {"run", "set", "melds", "deadwood", "points"};
+    PyObject **slots[] = {&kind_name[0], &kind_name[1], &field_name[0], &field_name[1], &field_name[2]};
+    for (int k = 0; k < 5; k++)
+        if (!*slots[k] && !(*slots[k] = PyUnicode_InternFromString(names[k]))) return NULL;
+    if (!no_args && !(no_args = PyTuple_New(0))) return NULL;
+    return PyModule_Create(&module);
+}
