@@ -97,3 +97,27 @@ def test_a_value_table_without_the_card_raises_as_the_table_does():
     assert solver.built is not None
     with pytest.raises(KeyError):
         solver.built.split(["AS", "2S", "3S"], spec, {"AS": 1}.__getitem__, False)
+
+
+def test_a_value_table_changed_between_calls_is_read_afresh():
+    """The compiled search keeps the values it read from a dict only while that dict is unchanged."""
+    table = {c: value(c) for c in deck()}
+    hand = ["AS", "2S", "3S", "9H", "KD"]
+    assert best_split(hand, MeldRules(wilds=frozenset()), table.__getitem__).points == 19
+    table["KD"] = 3
+    assert best_split(hand, MeldRules(wilds=frozenset()), table.__getitem__).points == 12
+    del table["9H"]
+    with pytest.raises(KeyError):
+        best_split(hand, MeldRules(wilds=frozenset()), table.__getitem__)
+
+
+def test_a_value_function_that_asks_for_a_split_itself():
+    """The compiled search's state is static: a split asked for inside its own value function goes to solver.py."""
+    rules = MeldRules(wilds=frozenset())
+
+    def nested(card: str) -> int:  # two cards never meld: the points are both cards' values
+        return best_split([card, "KD" if card != "KD" else "QC"], rules, value).points - 10
+
+    hand = ["AS", "2S", "3S", "4S", "9H", "9D", "9C", "JH", "5D", "KD"]
+    assert best_split(hand, rules, nested) == best_split(hand, rules, value)
+    assert best_discard(hand, rules, nested) == best_discard(hand, rules, value)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement, product
 from types import ModuleType
+from typing import Any
 
 from protocol.cards import JOKER, RANKS, SUITS
 from referee import PURE_PYTHON
@@ -43,15 +44,17 @@ class Split:
     points: int
 
 
+if built:
+    built.types(Split, TableMeld)  # the compiled search builds its results itself
+
+
 def best_split(hand: list[str], rules: MeldRules, value: Value) -> Split:
     """The arrangement of `hand` into disjoint valid melds leaving the least deadwood value
     (ties: more cards melded, then a fixed order of the cards, whatever the order of `hand`)."""
-    if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
-        return Split(*kinds.best_split(hand, rules, value))
-    found = _compiled(hand, rules, value, discard=False)
-    if found:
-        split = found[1]
-    else:
+    split = _compiled(hand, rules, value, discard=False)
+    if not split:
+        if rules.kinds:  # named kinds: sets of a range are counted, not listed (there are thousands)
+            return Split(*kinds.best_split(hand, rules, value))
         search = _Search(hand, rules, value)
         split = search.split(search.full)
     if not split.deadwood or not rules.wholes:
@@ -114,8 +117,8 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
         card = min(sorted(set(hand), key=_order), key=lambda c: (rests[c].points, len(rests[c].deadwood)))
         return card, rests[card]
     found = _compiled(hand, rules, value, discard=True)
-    if found and found[0] is not None:
-        card, split = found[0], found[1]
+    if found:
+        card, split = found
     else:
         search = _Search(hand, rules, value)
         card = min(search.codes, key=lambda c: search.cost(search.without(c)))
@@ -132,8 +135,8 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
 def least_after_discard(hand: list[str], rules: MeldRules, value: Value) -> int:
     """The deadwood `best_discard` leaves, without building its split where the compiled search answers (the
     knock games ask it at every end-of-turn decision)."""
-    found = core and (spec := _spec(rules)) and core.split(hand, spec, value, True)
-    return found[3] if found and not rules.wholes else best_discard(hand, rules, value)[1].points
+    found = _compiled(hand, rules, value, discard=True)
+    return found[1].points if found and not rules.wholes else best_discard(hand, rules, value)[1].points
 
 
 def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:
@@ -142,32 +145,23 @@ def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:
     return list(_melds(Counter(hand), rules).values())
 
 
-def _compiled(hand: list[str], rules: MeldRules, value: Value, discard: bool) -> tuple[str | None, Split] | None:
-    """The compiled search's (best discard or None, best split), or None for a hand it does not take."""
-    spec = _spec(rules) if core else None
-    found = spec and core and core.split(hand, spec, value, discard)
-    if not found:
-        return None
-    card, melds, dead, points = found
-    return card, Split([_MELDS.get(cards) or _meld(is_set, cards) for is_set, cards in melds], dead, points)
-
-
-_MELDS: dict[tuple[str, ...], TableMeld] = {}  # a meld without wild cards is its cards: one object for each
-
-
-def _meld(is_set: bool, cards: tuple[str, ...]) -> TableMeld:
-    """The meld of `cards` (all natural), made once (a frozen dataclass costs more to build than to look up)."""
-    return _MELDS.setdefault(cards, TableMeld("set" if is_set else "run", cards, cards))
+def _compiled(hand: list[str], rules: MeldRules, value: Value, discard: bool) -> Any:
+    """The compiled search's best split (with `discard`: (best discard, split of the rest)), or None for a hand or
+    rules it does not take."""
+    spec = core and _spec(rules)
+    return core.split(hand, spec, value, discard) if core and spec else None
 
 
 def _spec(rules: MeldRules) -> tuple | None:
     """What _solver.c needs of `rules`, worked out once per rules object and kept in its __dict__ (hashing a
-    MeldRules on every call would cost more than the search): None for rules it cannot follow.
+    MeldRules on every call would cost more than the search; an attribute is read fastest): None for rules it
+    cannot follow.
     (lines, extra windows, fewest and most cards of a run, of a set, max_copies, copies per suit in a set,
     the wild cards as bits suit * 13 + rank - 1)."""
-    spec = rules.__dict__.get("_c_spec", 0)
-    if spec != 0:
-        return spec
+    try:
+        return rules._c_spec  # type: ignore[attr-defined]  # set below, in its __dict__
+    except AttributeError:
+        pass
     if rules.kinds or rules.meld_check or rules.identical_sets:
         spec = None
     else:
