@@ -61,7 +61,7 @@ THINKER = (
     "    end = time.process_time() + 0.02\n"
     "    while time.process_time() < end: pass\n"
     "    return play(request)\n"
-    "serve(\"thinker\", think)'"
+    'serve("thinker", think)\''
 )
 
 
