@@ -89,6 +89,11 @@ class BotFault(Exception):
         self.detail = detail
 
 
+def _pids() -> set[int]:
+    """The pids in /proc now."""
+    return {int(p) for p in os.listdir("/proc") if p.isdigit()}
+
+
 def _session_procs(sids: set[int]) -> list[int]:
     """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
@@ -111,7 +116,7 @@ def _describe(status: int | None, pipe: str) -> str:
 class BotProcess:
     """One bot subprocess: start, send lines, receive lines, kill its whole process group."""
 
-    def __init__(self, proc: trio.Process, limits: Limits):
+    def __init__(self, proc: trio.Process, limits: Limits, listed: set[int] | None = None):
         assert proc.stdin and proc.stdout and proc.stderr  # start() opens all three as pipes
         self._proc = proc
         self._stdin, self._stdout, self._stderr_pipe = proc.stdin, proc.stdout, proc.stderr
@@ -120,6 +125,7 @@ class BotProcess:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf known to hold no newline
         self._skipping = False  # inside the rest of an overlong line
+        self._asked = False  # a line was sent since the last read: the reply cannot be there yet
         self._stderr = bytearray()
         self.stderr_dropped = 0
         self._stderr_done = trio.Event()
@@ -128,7 +134,8 @@ class BotProcess:
         self._seen_ticks = self._lost_ticks = 0
         self._members: list[int] = [self.pid]
         self._ticks = SessionTicks(self.pgid)
-        self._listed: set[int] = set()  # the pids in /proc at the last scan
+        # the pids in /proc at the last scan; those listed before the spawn cannot be in the bot's new session
+        self._listed: set[int] = listed or set()
         self._rescan_at = 0.0
         self.paused = False
         self._closing = False
@@ -156,6 +163,7 @@ class BotProcess:
         pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes)
         args, preexec = spawn_args([program, *argv[1:]], pairs)
         args = sandboxed(args, limits.sandbox or sandbox_mode(), limits.no_network)
+        listed = _pids()  # so that the first CPU reading reads only the processes started since
         try:
             proc = await trio.lowlevel.open_process(
                 args,
@@ -169,7 +177,7 @@ class BotProcess:
             )
         except OSError as e:
             raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
-        bot = cls(proc, limits)
+        bot = cls(proc, limits, listed)
         _running.add(bot.pid)
         try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
             nursery.start_soon(bot._drain_stderr)
@@ -211,7 +219,7 @@ class BotProcess:
             if now >= self._rescan_at:
                 # Only processes that appeared since the last scan can be new members: read just those.
                 self._rescan_at = now + _RESCAN
-                listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
+                listed = _pids()
                 self._members += listed - self._listed
                 self._listed = listed
             ticks = self._ticks.read(self._members)
@@ -247,6 +255,7 @@ class BotProcess:
         pipe's buffer, so a decision costs no trip through trio's scheduler here (a cancelled caller still stops).
         """
         await trio.lowlevel.checkpoint_if_cancelled()
+        self._asked = True
         view = memoryview(data)
         while view:
             try:
@@ -265,7 +274,13 @@ class BotProcess:
         return fd
 
     async def _receive_some(self) -> bytes:
-        """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file."""
+        """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.
+
+        Right after a send it waits first: a bot does not answer within the microsecond since the write, so a read
+        then would fail and only cost a system call and an exception (waiting on a readable pipe returns at once)."""
+        if self._asked:
+            self._asked = False
+            await trio.lowlevel.wait_readable(self._fd(self._stdout))
         while True:
             try:
                 return os.read(self._fd(self._stdout), _CHUNK)
