@@ -220,7 +220,7 @@ class BotProcess:
                 # Only processes that appeared since the last scan can be new members: read just those.
                 self._rescan_at = now + _RESCAN
                 listed = _pids()
-                self._members += listed - self._listed
+                self._members += self._ticks.members(listed - self._listed)
                 self._listed = listed
             ticks = self._ticks.read(self._members)
             self._members = list(ticks)
