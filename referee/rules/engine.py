@@ -347,4 +347,3 @@ class Game:
         self.__dict__.update(state)
         del self.log[log_len:]
         del self.deal_results[deals_len:]
-
