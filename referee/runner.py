@@ -89,11 +89,6 @@ class BotFault(Exception):
         self.detail = detail
 
 
-def _pids() -> set[int]:
-    """The pids in /proc now."""
-    return {int(p) for p in os.listdir("/proc") if p.isdigit()}
-
-
 def _session_procs(sids: set[int]) -> list[int]:
     """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
@@ -116,7 +111,7 @@ def _describe(status: int | None, pipe: str) -> str:
 class BotProcess:
     """One bot subprocess: start, send lines, receive lines, kill its whole process group."""
 
-    def __init__(self, proc: trio.Process, limits: Limits, listed: set[int] | None = None):
+    def __init__(self, proc: trio.Process, limits: Limits):
         assert proc.stdin and proc.stdout and proc.stderr  # start() opens all three as pipes
         self._proc = proc
         self._stdin, self._stdout, self._stderr_pipe = proc.stdin, proc.stdout, proc.stderr
@@ -125,7 +120,6 @@ class BotProcess:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf known to hold no newline
         self._skipping = False  # inside the rest of an overlong line
-        self._asked = False  # a line was sent since the last read: the reply cannot be there yet
         self._stderr = bytearray()
         self.stderr_dropped = 0
         self._stderr_done = trio.Event()
@@ -134,8 +128,7 @@ class BotProcess:
         self._seen_ticks = self._lost_ticks = 0
         self._members: list[int] = [self.pid]
         self._ticks = SessionTicks(self.pgid)
-        # the pids in /proc at the last scan; those listed before the spawn cannot be in the bot's new session
-        self._listed: set[int] = listed or set()
+        self._listed: set[int] = set()  # the pids in /proc at the last scan
         self._rescan_at = 0.0
         self.paused = False
         self._closing = False
@@ -163,7 +156,6 @@ class BotProcess:
         pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes)
         args, preexec = spawn_args([program, *argv[1:]], pairs)
         args = sandboxed(args, limits.sandbox or sandbox_mode(), limits.no_network)
-        listed = _pids()  # so that the first CPU reading reads only the processes started since
         try:
             proc = await trio.lowlevel.open_process(
                 args,
@@ -177,7 +169,7 @@ class BotProcess:
             )
         except OSError as e:
             raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
-        bot = cls(proc, limits, listed)
+        bot = cls(proc, limits)
         _running.add(bot.pid)
         try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
             nursery.start_soon(bot._drain_stderr)
@@ -219,7 +211,7 @@ class BotProcess:
             if now >= self._rescan_at:
                 # Only processes that appeared since the last scan can be new members: read just those.
                 self._rescan_at = now + _RESCAN
-                listed = _pids()
+                listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
                 self._members += self._ticks.members(listed - self._listed)
                 self._listed = listed
             ticks = self._ticks.read(self._members)
@@ -255,7 +247,6 @@ class BotProcess:
         pipe's buffer, so a decision costs no trip through trio's scheduler here (a cancelled caller still stops).
         """
         await trio.lowlevel.checkpoint_if_cancelled()
-        self._asked = True
         view = memoryview(data)
         while view:
             try:
@@ -276,11 +267,8 @@ class BotProcess:
     async def _receive_some(self) -> bytes:
         """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.
 
-        Right after a send it waits first: a bot does not answer within the microsecond since the write, so a read
-        then would fail and only cost a system call and an exception (waiting on a readable pipe returns at once)."""
-        if self._asked:
-            self._asked = False
-            await trio.lowlevel.wait_readable(self._fd(self._stdout))
+        It reads before it waits, even right after a request: on a busy machine the bot often runs, and answers,
+        while the write wakes it, and a wait on a pipe that is readable already costs a pass of trio's scheduler."""
         while True:
             try:
                 return os.read(self._fd(self._stdout), _CHUNK)
