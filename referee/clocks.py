@@ -6,12 +6,9 @@ that sleeps.
 """
 
 import os
-from contextlib import suppress
 from typing import TYPE_CHECKING
 
 import trio
-
-from referee.spawn import split_stat
 
 if TYPE_CHECKING:
     from referee.runner import BotProcess
@@ -33,15 +30,28 @@ class SessionTicks:
         session; the files of the others are closed."""
         found = {}
         for pid in pids:
-            fields = self._fields(pid)
-            with suppress(ValueError, IndexError):
-                if fields is not None and int(fields[3]) == self.sid:  # field 6 of proc(5): the session id
-                    found[pid] = sum(map(int, fields[11:15]))  # fields 14-17: utime stime cutime cstime
-        for pid in self._files.keys() - found.keys():
-            os.close(self._files.pop(pid))
+            ticks = self._ticks(pid)
+            if ticks is not None:
+                found[pid] = ticks
+        if len(self._files) > len(found):
+            for pid in self._files.keys() - found.keys():
+                os.close(self._files.pop(pid))
         return found
 
-    def _fields(self, pid: int) -> list[bytes] | None:
+    def members(self, pids: set[int]) -> list[int]:
+        """Those of `pids` in the session now: one getsid() each, so the processes of the rest of the machine cost
+        no stat file (a reading checks the session again)."""
+        found = []
+        for pid in pids:
+            try:
+                if os.getsid(pid) == self.sid:
+                    found.append(pid)
+            except OSError:  # gone already
+                pass
+        return found
+
+    def _ticks(self, pid: int) -> int | None:
+        """The CPU ticks of `pid`, or None if it is gone or not a member of the session."""
         try:
             fd = self._files.get(pid)
             if fd is None:
@@ -49,7 +59,15 @@ class SessionTicks:
             stat = os.pread(fd, 1024, 0)
         except OSError:  # the process is gone (ESRCH once reaped)
             return None
-        return split_stat(stat)
+        try:
+            # after the command name (which may hold spaces and parentheses), split only as far as the CPU fields:
+            # this runs at every decision
+            fields = stat[stat.rindex(b")") + 2 :].split(None, 15)
+            if int(fields[3]) != self.sid:  # field 6 of proc(5): the session id
+                return None
+            return int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # fields 14-17
+        except (ValueError, IndexError):
+            return None
 
     def close(self) -> None:
         """Close every stat file still open."""

@@ -182,8 +182,10 @@ class Match:
                         nursery.start_soon(self._collect, i, decisions[i], replies)
             for i in sorted(seats):
                 await self._settle(i, decisions[i], *replies[i])
-                await self._close_if_faulted(i)
-            await self._broadcast_deal_ends()
+                if self.seats[i].fault is not None:
+                    await self._close_if_faulted(i)
+            if len(g.deal_results) > self._deals_sent:  # most decisions end no deal: no coroutine to run
+                await self._broadcast_deal_ends()
 
     async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
         into[i] = await self._ask_new(i, decision)

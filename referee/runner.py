@@ -212,7 +212,7 @@ class BotProcess:
                 # Only processes that appeared since the last scan can be new members: read just those.
                 self._rescan_at = now + _RESCAN
                 listed = {int(p) for p in os.listdir("/proc") if p.isdigit()}
-                self._members += listed - self._listed
+                self._members += self._ticks.members(listed - self._listed)
                 self._listed = listed
             ticks = self._ticks.read(self._members)
             self._members = list(ticks)
@@ -265,7 +265,10 @@ class BotProcess:
         return fd
 
     async def _receive_some(self) -> bytes:
-        """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file."""
+        """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.
+
+        It reads before it waits, even right after a request: on a busy machine the bot often runs, and answers,
+        while the write wakes it, and a wait on a pipe that is readable already costs a pass of trio's scheduler."""
         while True:
             try:
                 return os.read(self._fd(self._stdout), _CHUNK)

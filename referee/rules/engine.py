@@ -330,10 +330,15 @@ class Game:
 
     def _snapshot(self) -> tuple[dict, int, int]:
         # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays
-        # mutate in place (named in `_mutable`) are copied; the append-only logs are cut back on restore
+        # mutate in place (named in `_mutable`) are copied: lists and dicts, two levels deep for a list of lists
+        # (hands), inline (this runs on every play); the append-only logs are cut back on restore
         state = self.__dict__.copy()
         for k in self._mutable:
-            state[k] = _copy2(state[k])
+            value = state[k]
+            if isinstance(value, list):
+                state[k] = [x[:] for x in value] if value and isinstance(value[0], list) else value[:]
+            elif isinstance(value, dict):
+                state[k] = value.copy()
         return state, len(self.log), len(self.deal_results)
 
     def _restore(self, snap: tuple[dict, int, int]) -> None:
@@ -342,12 +347,3 @@ class Game:
         self.__dict__.update(state)
         del self.log[log_len:]
         del self.deal_results[deals_len:]
-
-
-def _copy2(value: Any) -> Any:
-    """Copy lists and dicts, two levels deep for a list of lists (hands); other values are immutable."""
-    if isinstance(value, list):
-        return [x[:] for x in value] if value and isinstance(value[0], list) else value[:]
-    if isinstance(value, dict):
-        return dict(value)
-    return value
