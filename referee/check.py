@@ -25,7 +25,7 @@ from referee.reaper import guard
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
-from referee.runner import BotGroup, BotProcess, Limits, _session_procs
+from referee.runner import BotGroup, BotProcess, Limits, session_procs
 from referee.spawn import SUBREAPER, proc_stat
 
 SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
@@ -127,7 +127,7 @@ class CheckMatch(Match):
         if proc.returncode is None:
             self.findings["ignores_shutdown"] = f"still running {STOP_GRACE:.0f} s after the shutdown message"
             return
-        left = [p for p in _session_procs({proc.pgid}) if p != proc.pid and (proc_stat(p) or [b"Z"])[0] != b"Z"]
+        left = [p for p in session_procs({proc.pgid}) if p != proc.pid and (proc_stat(p) or [b"Z"])[0] != b"Z"]
         if left:
             self.findings["left_processes"] = f"{len(left)} process(es) of its session still running after it exited"
 

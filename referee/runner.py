@@ -89,7 +89,7 @@ class BotFault(Exception):
         self.detail = detail
 
 
-def _session_procs(sids: set[int]) -> list[int]:
+def session_procs(sids: set[int]) -> list[int]:
     """The pids of every live process in the sessions `sids` (one scan of /proc for all of them)."""
     found = []
     for name in filter(str.isdigit, os.listdir("/proc")):
@@ -371,7 +371,7 @@ def _kill_sessions(bots: list[BotProcess]) -> None:
     for bot in bots:
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)
-    for pid in _session_procs({bot.pgid for bot in bots}):
+    for pid in session_procs({bot.pgid for bot in bots}):
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
 
