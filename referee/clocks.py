@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from referee.spawn import split_stat
+
 if TYPE_CHECKING:
     from referee.runner import BotProcess
 
@@ -60,9 +62,7 @@ class SessionTicks:
         except OSError:  # the process is gone (ESRCH once reaped)
             return None
         try:
-            # after the command name (which may hold spaces and parentheses), split only as far as the CPU fields:
-            # this runs at every decision
-            fields = stat[stat.rindex(b")") + 2 :].split(None, 15)
+            fields = split_stat(stat, 15)  # only as far as the CPU fields: this runs at every decision
             if int(fields[3]) != self.sid:  # field 6 of proc(5): the session id
                 return None
             return int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # fields 14-17

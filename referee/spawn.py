@@ -182,9 +182,10 @@ def proc_stat(pid: int) -> list[bytes] | None:
     return split_stat(stat)
 
 
-def split_stat(stat: bytes) -> list[bytes]:
-    """The fields of a /proc/PID/stat text after the command name, which may hold spaces and parentheses."""
-    return stat[stat.rindex(b")") + 2 :].split()
+def split_stat(stat: bytes, most: int = -1) -> list[bytes]:
+    """The fields of a /proc/PID/stat text after the command name, which may hold spaces and parentheses; with
+    `most`, only that many splits (the rest of the line is the last field)."""
+    return stat[stat.rindex(b")") + 2 :].split(None, most)
 
 
 def adopted(known: set[int]) -> list[int]:
