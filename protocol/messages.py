@@ -18,27 +18,41 @@ MAX_LINE_BYTES = 1 << 20  # a longer line from a bot is a fault
 Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
-_TEXT_DEFAULTS: dict[type, tuple[tuple[str, str], ...]] = {}  # per op type: (field, default) of its text fields
+class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True, frozen=True):
+    """Base of the operations a `play` may hold. An op is a value: frozen, so one op object may be shared (the
+    engine offers the same Discard of a card at every decision)."""
 
 
-class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True):
-    """Base of the operations a `play` may hold."""
+class _TextDefaults(_Op):
+    """Base of the ops with a text field that has a default (tests/test_protocol.py checks every such op derives
+    from it): only they pay for a `__post_init__`, which every construction of an op would otherwise call (the
+    engine builds a dozen ops per decision)."""
 
     def __post_init__(self) -> None:
         # msgspec omits a default by identity, not by equality: an op decoded, unpickled or built from a string
         # equal to a text default would encode that field, and the same op would have two encodings. Rebinding
         # an equal value to the default object keeps one encoding (tests/test_protocol.py)
-        pairs = _TEXT_DEFAULTS.get(type(self))
-        if pairs is None:
-            fields = msgspec.structs.fields(type(self))
-            pairs = tuple((f.name, f.default) for f in fields if isinstance(f.default, str))
-            _TEXT_DEFAULTS[type(self)] = pairs
-        for name, default in pairs:
+        for name, default in _text_defaults(type(self)):
             if getattr(self, name) == default:
-                setattr(self, name, default)
+                msgspec.structs.force_setattr(self, name, default)
 
 
-class Draw(_Op, tag="draw"):
+def text_defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
+    """(field, default) of each text field of `cls` that has a default."""
+    return tuple((f.name, f.default) for f in msgspec.structs.fields(cls) if isinstance(f.default, str))
+
+
+_TEXT_DEFAULTS: dict[type, tuple[tuple[str, str], ...]] = {}  # text_defaults, per op type, worked out once
+
+
+def _text_defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
+    pairs = _TEXT_DEFAULTS.get(cls)
+    if pairs is None:
+        pairs = _TEXT_DEFAULTS[cls] = text_defaults(cls)
+    return pairs
+
+
+class Draw(_TextDefaults, tag="draw"):
     """Take cards: from the stock, or from a discard pile (`depth` > 1 takes that many cards from the top)."""
 
     source: Literal["stock", "discard"] = "stock"
@@ -265,17 +279,27 @@ def op_from_builtins(data: Any) -> Op:
 _CODES = frozenset([r + s for r in RANKS for s in SUITS] + [JOKER])
 
 
+def _card_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of op type `cls` that hold cards: (lists of cards, single cards)."""
+    names = cls.__struct_fields__
+    return tuple(n for n in ("cards", "identities") if n in names), tuple(n for n in ("card", "discard") if n in names)
+
+
+_CARD_FIELDS = {cls: _card_fields(cls) for cls in Op.__args__}  # type: ignore[attr-defined]
+
+
 def normalize(ops: Sequence[Op]) -> list[Op]:
     """The ops with every card written canonically (`7h` -> `7H`, `10d` -> `TD`); CardError for a bad card."""
     out = []
     for op in ops:
+        lists, singles = _CARD_FIELDS[type(op)]
         changes: dict[str, Any] = {}
-        for name in ("cards", "identities"):
-            value = getattr(op, name, None)
-            if value is not None:
+        for name in lists:
+            value = getattr(op, name)
+            if value is not None:  # a fresh list: the engine may keep it, and the caller may change its own
                 changes[name] = [c if c in _CODES else parse_card(c) for c in value]
-        for name in ("card", "discard"):
-            value = getattr(op, name, None)
+        for name in singles:
+            value = getattr(op, name)
             if isinstance(value, str) and value not in _CODES:
                 changes[name] = parse_card(value)
         if isinstance(op, Rearrange):

@@ -6,7 +6,8 @@
    that on random hands). A hand this file cannot take (a wild card, a joker, a card it cannot read, a state
    wider than 64 bits) gets None and solver.py searches it itself.
 
-   split(hand, spec, value, discard) -> None | Split, or with discard None | (discarded card or None, Split)
+   split(hand, spec, value, discard) -> None | Split, or with discard None | (discarded card or None, Split),
+   or with discard 2 None | the points of that split (no objects built)
    spec: solver._spec(rules), see there (its lines and windows as bytes of ranks 1-13).
    The result objects are built here (in solver.py that cost as much as the search): solver.py hands over its
    Split and TableMeld classes once, types(split, meld), and each meld's TableMeld is made once and kept. */
@@ -304,18 +305,27 @@ static PyObject *meld_of(const Search *s, int m, PyObject *const *code_name) {
     return meld;
 }
 
-/* solver._Search.split: the Split of `state`, following the memoised choices (once to count, once to fill). */
-static PyObject *split_of(const Search *s, uint64_t state, PyObject *const *code_name) {
-    Py_ssize_t n_melds = 0, n_dead = 0;
+/* The deadwood points of `state`'s best split, following the memoised choices, and how many melds and cards of
+   deadwood it has. */
+static long long tally(const Search *s, uint64_t state, Py_ssize_t *n_melds, Py_ssize_t *n_dead) {
     long long total = 0;
     int w = s->width;
+    *n_melds = *n_dead = 0;
     for (uint64_t left = state; left;) {
         int i = lowest(s, left), m = slot(memo, cap, left)->choice - 1;
         uint64_t k = m >= 0 ? 0 : s->n_low[i] ? 1 : (left >> (i * w)) & s->field;
-        n_melds += m >= 0, n_dead += (Py_ssize_t)k;
+        *n_melds += m >= 0, *n_dead += (Py_ssize_t)k;
         total += (long long)k * (s->unit[i] - 1) / SCALE;
         left -= m >= 0 ? s->mask[m] : k << (i * w);
     }
+    return total;
+}
+
+/* solver._Search.split: the Split of `state`, following the memoised choices (once to count, once to fill). */
+static PyObject *split_of(const Search *s, uint64_t state, PyObject *const *code_name) {
+    Py_ssize_t n_melds, n_dead;
+    long long total = tally(s, state, &n_melds, &n_dead);
+    int w = s->width;
     PyObject *melds = PyList_New(n_melds), *dead = PyList_New(n_dead), *points = PyLong_FromLongLong(total);
     PyObject *out = NULL;
     if (!melds || !dead || !points) goto done;
@@ -426,7 +436,7 @@ static PyObject *search(PyObject *const *args) {
     if (PyCFunction_Check(value) && PyDict_CheckExact(PyCFunction_GET_SELF(value)) &&
         !strcmp(((PyCFunctionObject *)value)->m_ml->ml_name, "__getitem__"))
         table = PyCFunction_GET_SELF(value); /* a dict's __getitem__: values read from it, no call per card */
-    int discard = PyObject_IsTrue(args[3]), found;
+    int discard = PyLong_Check(args[3]) ? (int)PyLong_AsLong(args[3]) : PyObject_IsTrue(args[3]), found;
     static Hand h;
     static Search s;
     PyObject *code_name[MAX_CODES];
@@ -458,6 +468,10 @@ static PyObject *search(PyObject *const *args) {
     }
     best(&s, state);
     if (s.failed) return PyErr_NoMemory();
+    if (discard == 2) { /* solver.least_after_discard: the points only */
+        Py_ssize_t n_melds, n_dead;
+        return PyLong_FromLongLong(tally(&s, state, &n_melds, &n_dead));
+    }
     PyObject *split = split_of(&s, state, code_name);
     if (!split || !discard) return split;
     PyObject *out = PyTuple_Pack(2, chosen, split);

@@ -157,7 +157,7 @@ class AllAtOnce(FinalRound):
         elif self.phase == "draw":
             options = self.draw_options(seat)
         else:
-            options = [Discard(c) for c in self.legal_discards(seat)]
+            options = self.discard_options(seat)
         return Decision("turn", self.phase, options, constraints)
 
     def legal_discards(self, seat: int) -> list[str]:

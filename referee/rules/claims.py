@@ -128,7 +128,7 @@ class Claims(ContractGame):
             options = [*(Draw("discard", depth=k) for k in self.own_depths()), Pass()]
             constraints["claims"] = [{"seat": s, "depth": k} for s, k in self.claims]
         else:
-            options = [Discard(c) for c in self.legal_discards(seat)]
+            options = self.discard_options(seat)
         return Decision("claim", self.stage, options, constraints)
 
     def own_depths(self) -> list[int]:

@@ -66,6 +66,8 @@ def _without(hand: list[str], cards: tuple[str, ...]) -> list[str]:
 
 def min_deadwood(hand: list[str], table: list[TableMeld], rules: MeldRules, value: Value) -> int:
     """The least deadwood of `hand` given the melds on the table."""
+    if not table:  # nothing to lay off on (gin's table until the showdown): the hand's own best split
+        return best_split(hand, rules, value).points
     return min(best_split(_without(hand, laid), rules, value).points for laid, _ in lay_off_options(hand, table, rules))
 
 

@@ -7,7 +7,7 @@ the hooks below have the classic behaviour as their default.
 import random
 from typing import Any, Self
 
-from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op
+from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass
 from referee.rules.cards import deck, rank, shuffled
 from referee.rules.describe import Field, Phase
 from referee.rules.engine import Game, Option, derive_seed
@@ -16,6 +16,19 @@ from referee.rules.melds import MeldRules, TableMeld, exchange, lay_off, new_mel
 from referee.rules.solver import best_split
 
 PIP_VALUES = {1: 11, 11: 10, 12: 10, 13: 10}
+
+
+class _Discards(dict[str, Discard]):
+    """The Discard op of each card, made at its first use: ops are frozen values, so one object serves every
+    decision that offers that discard (a decision offers a dozen)."""
+
+    def __missing__(self, card: str) -> Discard:
+        op = self[card] = Discard(card)
+        return op
+
+
+DISCARDS = _Discards()
+DRAW_STOCK, DRAW_DISCARD, PASS = Draw("stock"), Draw("discard"), Pass()
 
 
 class DrawMeldDiscard(Game):
@@ -224,12 +237,16 @@ class DrawMeldDiscard(Game):
         if self.phase == "draw":
             options: list[Op] = self.draw_options(seat)
         else:
-            options = [Discard(c) for c in self.legal_discards(seat)]
+            options = self.discard_options(seat)
         return Decision("turn", self.phase, options, constraints)
+
+    def discard_options(self, seat: int) -> list[Op]:
+        """The discards `seat` may make now, as the options of a decision."""
+        return list(map(DISCARDS.__getitem__, self.legal_discards(seat)))
 
     def draw_options(self, seat: int) -> list[Op]:
         """The draws `seat` may make as a play of their own at the start of its turn."""
-        return [Draw("stock"), *([Draw("discard")] if self.piles[0] else [])]
+        return [DRAW_STOCK, DRAW_DISCARD] if self.piles[0] else [DRAW_STOCK]
 
     def view(self, seat: int) -> dict[str, Any]:
         return {

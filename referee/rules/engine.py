@@ -291,7 +291,11 @@ class Game:
 
     def next_seat(self, seat: int) -> int:
         """The nearest seat still in after `seat` in play direction (`seat` may itself be out)."""
-        return self.order_from((seat + self.step) % self.n)[0]
+        step, n, out = self.step, self.n, self.out_deal
+        for i in range(1, n + 1):  # order_from(seat + step)[0], without its list (this runs at every turn)
+            if out[(nearest := (seat + step * i) % n)] is None:
+                return nearest
+        raise IndexError("no seat is still in the match")
 
     def eliminations(self) -> list[int]:
         """The seats that go out after the deal just scored: by default those still in whose total has

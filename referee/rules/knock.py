@@ -8,7 +8,7 @@ from protocol.messages import Decision, Discard, Draw, Knock, Op, Pass
 from referee.rules.cards import deck, rank
 from referee.rules.deadwood import arrangements, min_deadwood, sure_deadwood
 from referee.rules.describe import Field, Phase
-from referee.rules.dmd import DrawMeldDiscard
+from referee.rules.dmd import DISCARDS, DRAW_DISCARD, DRAW_STOCK, PASS, DrawMeldDiscard
 from referee.rules.errors import IllegalAction
 from referee.rules.melds import TableMeld
 from referee.rules.solver import best_discard, best_split, least_after_discard
@@ -71,7 +71,7 @@ class KnockGame(DrawMeldDiscard):
 
     def layoff_table(self, seat: int) -> list[TableMeld]:
         """The table melds that count for `seat`'s own deadwood in its turn."""
-        return [self.table[i] for i in self.reachable(seat)]
+        return [self.table[i] for i in self.reachable(seat)] if self.table else []
 
     @classmethod
     def evaluate(cls, hand: list[str]) -> dict[str, Any]:
@@ -99,17 +99,17 @@ class KnockGame(DrawMeldDiscard):
     def decision(self, seat: int) -> Decision:
         constraints = {"knock_limit": self.limit()}
         if self.phase == "offer":
-            return Decision("turn", "offer", [Draw("discard"), Pass()], constraints)
+            return Decision("turn", "offer", [DRAW_DISCARD, PASS], constraints)
         if self.phase == "draw":
             return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
-        options: list[Op] = [Discard(c) for c in discards]
+        options = list(map(DISCARDS.__getitem__, discards))
         options += [Knock(c) for c in self.knocks(seat, discards)]
         return Decision("turn", "play", options, constraints)
 
     def draw_options(self, seat: int) -> list[Op]:
         """After everyone declined the starter, only the stock."""
-        return [Draw("stock")] if self.stock_only else super().draw_options(seat)
+        return [DRAW_STOCK] if self.stock_only else super().draw_options(seat)
 
     def knocks(self, seat: int, discards: list[str]) -> list[str]:
         """The discards after which `seat` may knock."""

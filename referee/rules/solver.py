@@ -135,8 +135,9 @@ def best_discard(hand: list[str], rules: MeldRules, value: Value) -> tuple[str, 
 def least_after_discard(hand: list[str], rules: MeldRules, value: Value) -> int:
     """The deadwood `best_discard` leaves, without building its split where the compiled search answers (the
     knock games ask it at every end-of-turn decision)."""
-    found = _compiled(hand, rules, value, discard=True)
-    return found[1].points if found and not rules.wholes else best_discard(hand, rules, value)[1].points
+    spec = core and not rules.wholes and _spec(rules)
+    points = core.split(hand, spec, value, 2) if core and spec else None
+    return best_discard(hand, rules, value)[1].points if points is None else points
 
 
 def candidate_melds(hand: list[str], rules: MeldRules) -> list[TableMeld]:

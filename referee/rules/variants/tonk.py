@@ -100,7 +100,7 @@ class Tonk(FinalRound, KnockGame):
             options: list[Op] = [Draw("stock")] if self.stock else [Pass()]
             options += [Draw("discard")] if self.piles[0] else []
         else:
-            options = [Discard(c) for c in self.legal_discards(seat)]
+            options = self.discard_options(seat)
         constraints = {
             "knock_limit": self.limit(),
             "final_round": True,
