@@ -255,3 +255,17 @@ def test_an_op_has_one_encoding_however_it_was_made():
     decoded = m.decode_from_bot(b'{"type": "play", "id": 1, "ops": [{"op": "draw", "source": "stock"}]}').ops[0]
     copied = pickle.loads(pickle.dumps(m.Draw()))
     assert [m.to_builtins(op) for op in (built, decoded, copied)] == [{"op": "draw"}] * 3
+
+
+def test_every_op_with_a_text_default_rebinds_it_and_ops_are_frozen_values():
+    """Only ops deriving from _TextDefaults get the __post_init__ that keeps one encoding, so an op type that gains
+    a text default without it would encode a decoded default; and an op is a value the engine shares between
+    decisions, so changing one in place is refused."""
+    from protocol import messages as m
+
+    for cls in m.Op.__args__:  # type: ignore[attr-defined]
+        assert bool(m.text_defaults(cls)) == issubclass(cls, m._TextDefaults), cls.__name__
+    op = m.Discard("7H")
+    with pytest.raises(AttributeError):
+        op.card = "8H"  # type: ignore[misc]
+    assert hash(op) == hash(m.Discard("7H"))
