@@ -6,6 +6,7 @@ Variants are subclasses of `AllAtOnce` that say how a deal is settled (`settle`)
 """
 
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
 
 from protocol.messages import Decision, Discard, Draw, LayOff, Meld, Op, Pass
@@ -71,6 +72,7 @@ class AllAtOnce(FinalRound):
     dealer_opens = False  # the dealer is dealt one card more and opens by discarding; no starter (rummy-bridge)
     first_opens = False  # Pirmasis is dealt one card more and opens by discarding; no starter (hungarian)
     _mutable = FinalRound._mutable + ("declared", "laid_off", "drew", "pile_draws")
+    ban_lapses = False  # banned_discards
     PHASES = {
         ("turn", "draw"): Phase(
             "the start of your turn: draw one card; where immediate_rummy is true you may instead declare your whole "
@@ -160,13 +162,11 @@ class AllAtOnce(FinalRound):
             options = self.discard_options(seat)
         return Decision("turn", self.phase, options, constraints)
 
-    def legal_discards(self, seat: int) -> list[str]:
-        """The re-discard ban never lapses: a normal turn always leaves other cards, and a rummy may not
-        end by discarding the card taken (rules/straight.md, Turn structure 3a, Ambiguity 15)."""
-        hand = sorted(set(self.hands[seat]))
-        if self.taken and not self.opts["allow_rediscard"]:
-            return [c for c in hand if c != self.taken]
-        return hand
+    def banned_discards(self, seat: int) -> Collection[str]:
+        """The card taken from the pile this turn. The ban never lapses (`ban_lapses`): a normal turn always leaves
+        other cards, and a rummy may not end by discarding the card taken (rules/straight.md, Turn structure 3a,
+        Ambiguity 15)."""
+        return (self.taken,) if self.taken and not self.opts["allow_rediscard"] else ()
 
     def view(self, seat: int) -> dict[str, Any]:
         return {**super().view(seat), **({"interrupter": self.interrupter} if self.interruption else {})}

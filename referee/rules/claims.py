@@ -227,7 +227,7 @@ class Claims(ContractGame):
         card = ops[0].card
         if card not in self.hands[seat]:
             raise IllegalAction("hand.missing-card", f"{card} is not in your hand")
-        if card not in self.legal_discards(seat):
+        if not self.may_discard(seat, card):
             raise IllegalAction("discard.rediscard", f"{card} was just claimed: discard another card")
         self.hands[seat].remove(card)
         self.piles[0].append(card)

@@ -5,6 +5,7 @@ the hooks below have the classic behaviour as their default.
 """
 
 import random
+from collections.abc import Collection
 from typing import Any, Self
 
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass
@@ -42,6 +43,7 @@ class DrawMeldDiscard(Game):
     stock_draw_ends_play = False  # a stock draw is the last op of its play: the card is shown in the next request,
     #                               before any use of it (conquian's turned card; carousel's extra draws)
     empty_hand_phases: tuple[str, ...] = ("draw",)  # phases in which a seat with an empty hand still plays
+    ban_lapses = True  # the re-discard ban lapses when a seat holds only banned cards (`legal_discards`)
     _mutable: tuple[str, ...] = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -222,15 +224,26 @@ class DrawMeldDiscard(Game):
         return [] if self.over else [self.turn]
 
     def legal_discards(self, seat: int) -> list[str]:
-        """Cards `seat` may discard now (the re-discard ban lapses when nothing else is left)."""
+        """Cards `seat` may discard now: its cards but the banned ones (`ban_lapses`: unless nothing else is left)."""
         hand = sorted(set(self.hands[seat]))
-        if self.taken is None and not self.taken_cards:  # nothing taken from the pile this turn (most turns)
+        banned = self.banned_discards(seat)
+        if not banned:
             return hand
-        banned = {self.taken, *self.taken_cards} - {None}
-        if banned and not self.opts.get("allow_rediscard", False):
-            others = [c for c in hand if c not in banned]
-            return others or hand
-        return hand
+        others = [c for c in hand if c not in banned]
+        return others if others or not self.ban_lapses else hand
+
+    def banned_discards(self, seat: int) -> Collection[str]:
+        """The cards `seat` may not discard now: those taken from the discard pile this turn (the re-discard ban),
+        none with `allow_rediscard`."""
+        if (self.taken is None and not self.taken_cards) or self.opts.get("allow_rediscard", False):
+            return ()  # nothing taken from the pile this turn (most turns)
+        return {self.taken, *self.taken_cards} - {None}
+
+    def may_discard(self, seat: int, card: str) -> bool:
+        """Whether `seat` may discard `card`, a card it holds: what legal_discards says, without listing them
+        (the check of every discard)."""
+        banned = self.banned_discards(seat)
+        return card not in banned or (self.ban_lapses and set(self.hands[seat]) <= set(banned))
 
     def decision(self, seat: int) -> Decision:
         constraints = {"initial_meld": self.initial_meld, "opened": self.opened[seat]}
@@ -433,7 +446,7 @@ class DrawMeldDiscard(Game):
             raise IllegalAction("hand.missing-card", f"{op.card} is not in your hand")
         if not 0 <= op.pile < len(self.piles):
             raise IllegalAction("discard.no-such-pile", f"there is no discard pile {op.pile}")
-        if op.card not in self.legal_discards(seat):
+        if not self.may_discard(seat, op.card):
             raise IllegalAction("discard.rediscard", f"{op.card} was just taken from the discard pile")
         self.hands[seat].remove(op.card)
         self.piles[op.pile].append(op.card)

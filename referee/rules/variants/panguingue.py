@@ -338,7 +338,7 @@ class Panguingue(ChipsGame, TableMoves, DrawMeldDiscard):
             self.collect(seat, [s for s in self.joined if s != seat], condition(new), "condition")
 
     def discard(self, seat: int, op: Discard) -> None:
-        if op.card in self.hands[seat] and self.phase == "play" and op.card not in self.legal_discards(seat):
+        if op.card in self.hands[seat] and self.phase == "play" and not self.may_discard(seat, op.card):
             raise IllegalAction("discard.taken-card", f"{op.card} was taken from the discard pile this turn")
         super().discard(seat, op)
         self.free_top = self.drawn_source == "stock" and op.card == self.drawn  # Turn structure 5, for 2(b)(i)
