@@ -1,4 +1,5 @@
-/* The best-split search of referee/rules/solver.py in C, for hands without wild cards or jokers.
+/* The compiled core: the best-split search of referee/rules/solver.py in C, for hands without wild cards or jokers,
+   and (at the end) the copy of a game's state that engine.py takes before each play.
 
    solver.py stays the reference: this file lists the same melds in the same order (runs by suit, line and
    length, then the extra windows, then sets by rank, larger first) and keeps the first of those that leaves
@@ -507,9 +508,54 @@ static PyObject *types(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     Py_RETURN_NONE;
 }
 
+/* engine.Game._snapshot's copy of a game's state: snapshot(state, names) -> a copy of the dict `state` in which
+   each container named in `names` is copied too: a list (two levels deep when its first item is a list), a dict
+   (a dict's subclass by its own copy()); anything else is kept, as engine.py's loop does. */
+static PyObject *snapshot(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyDict_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "snapshot(state: dict, names: tuple)");
+        return NULL;
+    }
+    PyObject *state = PyDict_Copy(args[0]);
+    for (Py_ssize_t k = 0; state && k < PyTuple_GET_SIZE(args[1]); k++) {
+        PyObject *name = PyTuple_GET_ITEM(args[1], k), *value = PyDict_GetItemWithError(state, name), *copy = NULL;
+        if (!value) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
+            Py_CLEAR(state);
+            break;
+        }
+        if (PyList_Check(value)) {
+            Py_ssize_t n = PyList_GET_SIZE(value);
+            if (n && PyList_Check(PyList_GET_ITEM(value, 0))) { /* [x[:] for x in value] */
+                if ((copy = PyList_New(n)))
+                    for (Py_ssize_t i = 0; i < n; i++) {
+                        PyObject *item = PyList_GET_ITEM(value, i);
+                        PyObject *part = PyList_Check(item) ? PyList_GetSlice(item, 0, PY_SSIZE_T_MAX)
+                                                            : PySequence_GetSlice(item, 0, PY_SSIZE_T_MAX);
+                        if (!part) {
+                            Py_CLEAR(copy);
+                            break;
+                        }
+                        PyList_SET_ITEM(copy, i, part);
+                    }
+            } else
+                copy = PyList_GetSlice(value, 0, PY_SSIZE_T_MAX);
+        } else if (PyDict_CheckExact(value))
+            copy = PyDict_Copy(value);
+        else if (PyDict_Check(value))
+            copy = PyObject_CallMethod(value, "copy", NULL);
+        else
+            continue;
+        if (!copy || PyDict_SetItem(state, name, copy)) Py_CLEAR(state);
+        Py_XDECREF(copy);
+    }
+    return state;
+}
+
 static PyMethodDef methods[] = {
     {"split", (PyCFunction)(void (*)(void))split, METH_FASTCALL, "The best split of a hand without wild cards."},
     {"types", (PyCFunction)(void (*)(void))types, METH_FASTCALL, "The Split and TableMeld classes to build."},
+    {"snapshot", (PyCFunction)(void (*)(void))snapshot, METH_FASTCALL, "A game state's copy for Game._snapshot."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,8 +13,15 @@ from typing import Any
 
 from protocol.cards import CardError
 from protocol.messages import DealOver, Decision, Op, normalize, to_builtins
+from referee import PURE_PYTHON
 from referee.rules.describe import Field
 from referee.rules.errors import ConfigError, IllegalAction
+
+try:  # the compiled copy of a state (referee/rules/_solver.c); without it, the loop in Game.copy_state
+    from referee.rules._solver import snapshot as compiled_snapshot
+except ImportError:
+    compiled_snapshot = None
+snapshot_copy = None if PURE_PYTHON else compiled_snapshot  # the copy in use (tests switch it)
 
 
 def derive_seed(*parts: Any) -> int:
@@ -333,17 +340,24 @@ class Game:
         return False
 
     def _snapshot(self) -> tuple[dict, int, int]:
-        # scalars are rebound, never mutated, so a shallow copy keeps them; the containers that plays
-        # mutate in place (named in `_mutable`) are copied: lists and dicts, two levels deep for a list of lists
-        # (hands), inline (this runs on every play); the append-only logs are cut back on restore
-        state = self.__dict__.copy()
-        for k in self._mutable:
+        # the append-only logs are not copied: they are cut back on restore
+        copy = self.copy_state if snapshot_copy is None else snapshot_copy
+        return copy(self.__dict__, self._mutable), len(self.log), len(self.deal_results)
+
+    @staticmethod
+    def copy_state(state: dict[str, Any], mutable: tuple[str, ...]) -> dict[str, Any]:
+        """The state a rejected play is undone to. Scalars are rebound, never mutated, so a shallow copy keeps
+        them; the containers that plays mutate in place (named in `_mutable`) are copied: lists and dicts, two
+        levels deep for a list of lists (hands). The compiled core does the same (tests/test_engine.py), and
+        does it where it is built: this runs on every play."""
+        state = state.copy()
+        for k in mutable:
             value = state[k]
             if isinstance(value, list):
                 state[k] = [x[:] for x in value] if value and isinstance(value[0], list) else value[:]
             elif isinstance(value, dict):
                 state[k] = value.copy()
-        return state, len(self.log), len(self.deal_results)
+        return state
 
     def _restore(self, snap: tuple[dict, int, int]) -> None:
         state, log_len, deals_len = snap
