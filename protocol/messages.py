@@ -279,10 +279,11 @@ def op_from_builtins(data: Any) -> Op:
 _CODES = frozenset([r + s for r in RANKS for s in SUITS] + [JOKER])
 
 
-def _card_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The fields of op type `cls` that hold cards: (lists of cards, single cards)."""
+def _card_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The fields of op type `cls` that hold cards: (lists of cards, single cards); None for an op without cards."""
     names = cls.__struct_fields__
-    return tuple(n for n in ("cards", "identities") if n in names), tuple(n for n in ("card", "discard") if n in names)
+    lists, singles = (tuple(n for n in group if n in names) for group in (("cards", "identities"), ("card", "discard")))
+    return (lists, singles) if lists or singles or cls is Rearrange else None
 
 
 _CARD_FIELDS = {cls: _card_fields(cls) for cls in Op.__args__}  # type: ignore[attr-defined]
@@ -292,7 +293,11 @@ def normalize(ops: Sequence[Op]) -> list[Op]:
     """The ops with every card written canonically (`7h` -> `7H`, `10d` -> `TD`); CardError for a bad card."""
     out = []
     for op in ops:
-        lists, singles = _CARD_FIELDS[type(op)]
+        fields = _CARD_FIELDS[type(op)]
+        if fields is None:  # a draw, a pass, a claim, a bid
+            out.append(op)
+            continue
+        lists, singles = fields
         changes: dict[str, Any] = {}
         for name in lists:
             value = getattr(op, name)
