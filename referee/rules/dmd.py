@@ -44,6 +44,7 @@ class DrawMeldDiscard(Game):
     #                               before any use of it (conquian's turned card; carousel's extra draws)
     empty_hand_phases: tuple[str, ...] = ("draw",)  # phases in which a seat with an empty hand still plays
     ban_lapses = True  # the re-discard ban lapses when a seat holds only banned cards (`legal_discards`)
+    distinct_cards = False  # set for each deal: whether its cards are all different (legal_discards need no set)
     _mutable: tuple[str, ...] = ("hands", "stock", "piles", "table", "opened", "placed_before")
     OPTIONS = {
         "max_stock_rebuilds": Option(20, help="safety cap: stock rebuilds per deal before a stalemate"),
@@ -201,6 +202,7 @@ class DrawMeldDiscard(Game):
 
     def start_deal(self) -> None:
         cards = self.deal_cards()
+        self.distinct_cards = len(set(cards)) == len(cards)  # one pack without jokers: no hand holds a card twice
         n, k = self.n, self.hand_size
         seats = self.order_from(self.next_seat(self.dealer))  # Pirmasis first; eliminated seats get no cards
         self.hands: list[list[str]] = [[] for _ in range(n)]
@@ -225,7 +227,7 @@ class DrawMeldDiscard(Game):
 
     def legal_discards(self, seat: int) -> list[str]:
         """Cards `seat` may discard now: its cards but the banned ones (`ban_lapses`: unless nothing else is left)."""
-        hand = sorted(set(self.hands[seat]))
+        hand = sorted(self.hands[seat]) if self.distinct_cards else sorted(set(self.hands[seat]))
         banned = self.banned_discards(seat)
         if not banned:
             return hand

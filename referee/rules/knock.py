@@ -104,7 +104,9 @@ class KnockGame(DrawMeldDiscard):
             return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
         options = list(map(DISCARDS.__getitem__, discards))
-        options += [Knock(c) for c in self.knocks(seat, discards)]
+        knocks = self.knocks(seat, discards)
+        if knocks:
+            options += [Knock(c) for c in knocks]
         return Decision("turn", "play", options, constraints)
 
     def draw_options(self, seat: int) -> list[Op]:
