@@ -5,8 +5,11 @@ decisions only: OpenSpiel's chance nodes (the deal and stock draws, sampled from
 RLCard's two score-bookkeeping steps at the end of a deal are not decisions. A romis game is a whole match
 (deals until 100 points); an OpenSpiel or RLCard game is one deal, so decisions/s is the figure to compare.
 Targets: romis decisions/s >= 1.0x OpenSpiel's and >= 3x RLCard's. `make test-diff` installs both baselines.
+`--only ENGINE` (romis, openspiel, rlcard) and `--scale K` (K times the seeds) make a shortened run, e.g. under
+`valgrind --tool=callgrind`, where the difference between two scales gives instructions per decision.
 """
 
+import argparse
 import random
 import sys
 import time
@@ -97,19 +100,32 @@ def _has(module: str) -> bool:
 def main() -> None:
     from referee.rules import solver
 
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--only", action="append", choices=["romis", "openspiel", "rlcard"], help="run only this engine")
+    p.add_argument("--scale", type=float, default=1.0, help="play this many times the seeds (default 1)")
+    args = p.parse_args()
     path = "compiled" if solver.core else "pure Python (ROMIS_PURE=1 or not built)"
     print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} runs; romis's best-split search: {path}")
     engines = [
-        ("romis gin", romis, ROMIS_SEEDS, "gin" in VARIANTS, "not registered yet"),
-        ("OpenSpiel gin_rummy", openspiel, OPENSPIEL_SEEDS, _has("pyspiel"), "not installed (pip install open-spiel)"),
-        ("RLCard gin-rummy", rlcard, RLCARD_SEEDS, _has("rlcard"), "not installed (pip install rlcard)"),
+        ("romis gin", "romis", romis, ROMIS_SEEDS, "gin" in VARIANTS, "not registered yet"),
+        (
+            "OpenSpiel gin_rummy",
+            "openspiel",
+            openspiel,
+            OPENSPIEL_SEEDS,
+            _has("pyspiel"),
+            "not installed (pip install open-spiel)",
+        ),
+        ("RLCard gin-rummy", "rlcard", rlcard, RLCARD_SEEDS, _has("rlcard"), "not installed (pip install rlcard)"),
     ]
     rate = {}
-    for name, play, seeds, present, missing in engines:
+    for name, key, play, seeds, present, missing in engines:
+        if args.only and key not in args.only:
+            continue
         if not present:
             print(f"{name}: {missing}")
             continue
-        (games, deals, decisions), secs = measure(play, seeds)
+        (games, deals, decisions), secs = measure(play, range(max(1, round(len(seeds) * args.scale))))
         rate[name] = decisions / secs
         print(
             f"{name:20s} {games:5d} games {deals:5d} deals {decisions:7d} decisions in {secs:6.2f} s | "
