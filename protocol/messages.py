@@ -19,11 +19,11 @@ Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, omit_defaults=True, frozen=True):
-    """Base of the operations a `play` may hold. An op is a value: frozen, so one op object may be shared (the
-    engine offers the same Discard of a card at every decision)."""
+    """Base of the operations a `play` may hold. An op is a value: frozen (each op type says so too, for type
+    checkers), so one op object may be shared (the engine offers the same Discard of a card at every decision)."""
 
 
-class _TextDefaults(_Op):
+class _TextDefaults(_Op, frozen=True):
     """Base of the ops with a text field that has a default (tests/test_protocol.py checks every such op derives
     from it): only they pay for a `__post_init__`, which every construction of an op would otherwise call (the
     engine builds a dozen ops per decision)."""
@@ -52,7 +52,7 @@ def _text_defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
     return pairs
 
 
-class Draw(_TextDefaults, tag="draw"):
+class Draw(_TextDefaults, tag="draw", frozen=True):
     """Take cards: from the stock, or from a discard pile (`depth` > 1 takes that many cards from the top)."""
 
     source: Literal["stock", "discard"] = "stock"
@@ -60,7 +60,7 @@ class Draw(_TextDefaults, tag="draw"):
     depth: Int = 1
 
 
-class Meld(_Op, tag="meld"):
+class Meld(_Op, tag="meld", frozen=True):
     """Put a new combination on the table. `identities` names, in order, what each wild card stands for."""
 
     cards: list[str]
@@ -68,7 +68,7 @@ class Meld(_Op, tag="meld"):
     kind: str | None = None  # "set", "run", or a variant's own kind; inferred when omitted
 
 
-class LayOff(_Op, tag="layoff"):
+class LayOff(_Op, tag="layoff", frozen=True):
     """Add cards from hand to the table meld `meld` (its id)."""
 
     meld: Int
@@ -77,51 +77,51 @@ class LayOff(_Op, tag="layoff"):
     end: Literal["low", "high"] | None = None  # which end of a run, where a round-the-corner run leaves it open
 
 
-class Take(_Op, tag="take"):
+class Take(_Op, tag="take", frozen=True):
     """Take `cards` from table meld `meld` into the hand (robbing, where a variant allows it)."""
 
     meld: Int
     cards: list[str]
 
 
-class Rearrange(_Op, tag="rearrange"):
+class Rearrange(_Op, tag="rearrange", frozen=True):
     """Replace the player's own table melds `melds` by the melds `into` (their cards plus cards from hand)."""
 
     melds: list[Int]
     into: list[Meld]
 
 
-class Exchange(_Op, tag="exchange"):
+class Exchange(_Op, tag="exchange", frozen=True):
     """Put the natural `card` into meld `meld` in place of the wild card standing for it; the wild card goes to hand."""
 
     meld: Int
     card: str
 
 
-class Discard(_Op, tag="discard"):
+class Discard(_Op, tag="discard", frozen=True):
     """Put `card` face up on discard pile `pile`; ends the turn."""
 
     card: str
     pile: Int = 0
 
 
-class Knock(_Op, tag="knock"):
+class Knock(_Op, tag="knock", frozen=True):
     """End the deal by knocking (knock variants); `discard` is the card discarded with the knock."""
 
     discard: str | None = None
 
 
-class Pass(_Op, tag="pass"):
+class Pass(_Op, tag="pass", frozen=True):
     """Decline: a claim, a bid, an offered card."""
 
 
-class Claim(_Op, tag="claim"):
+class Claim(_Op, tag="claim", frozen=True):
     """Claim the discard out of turn (variants with claims); `depth` > 1 claims that many cards from the top."""
 
     depth: Int = 1
 
 
-class Bid(_Op, tag="bid"):
+class Bid(_Op, tag="bid", frozen=True):
     """A bid or a choice among named values (variants with bidding or between-deal decisions)."""
 
     value: Int | str
@@ -281,12 +281,12 @@ _CODES = frozenset([r + s for r in RANKS for s in SUITS] + [JOKER])
 
 def _card_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The fields of op type `cls` that hold cards: (lists of cards, single cards); None for an op without cards."""
-    names = cls.__struct_fields__
+    names = {f.name for f in msgspec.structs.fields(cls)}
     lists, singles = (tuple(n for n in group if n in names) for group in (("cards", "identities"), ("card", "discard")))
     return (lists, singles) if lists or singles or cls is Rearrange else None
 
 
-_CARD_FIELDS = {cls: _card_fields(cls) for cls in Op.__args__}  # type: ignore[attr-defined]
+_CARD_FIELDS = {cls: _card_fields(cls) for cls in Op.__args__}
 
 
 def normalize(ops: Sequence[Op]) -> list[Op]:

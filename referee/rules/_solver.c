@@ -7,8 +7,8 @@
    that on random hands). A hand this file cannot take (a wild card, a joker, a card it cannot read, a state
    wider than 64 bits) gets None and solver.py searches it itself.
 
-   split(hand, spec, value, discard) -> None | Split, or with discard None | (discarded card or None, Split),
-   or with discard 2 None | the points of that split (no objects built)
+   split(hand, spec, value, discard) -> None | Split, or with discard None | (discarded card or None, Split)
+   least(hand, spec, value) -> None | the points of split(..., discard=True)'s split, without building it
    spec: solver._spec(rules), see there (its lines and windows as bytes of ranks 1-13).
    The result objects are built here (in solver.py that cost as much as the search): solver.py hands over its
    Split and TableMeld classes once, types(split, meld), and each meld's TableMeld is made once and kept. */
@@ -431,13 +431,13 @@ static int number_codes(Search *s, Hand *h, PyObject *value, PyObject *table, Py
     return 0;
 }
 
-/* split() on a hand, once its arguments are checked. */
-static PyObject *search(PyObject *const *args) {
+/* split() (discard 0 or 1) or least() (discard 2) on a hand, once its arguments are checked. */
+static PyObject *search(PyObject *const *args, int discard) {
     PyObject *value = args[2], *table = NULL;
     if (PyCFunction_Check(value) && PyDict_CheckExact(PyCFunction_GET_SELF(value)) &&
         !strcmp(((PyCFunctionObject *)value)->m_ml->ml_name, "__getitem__"))
         table = PyCFunction_GET_SELF(value); /* a dict's __getitem__: values read from it, no call per card */
-    int discard = PyLong_Check(args[3]) ? (int)PyLong_AsLong(args[3]) : PyObject_IsTrue(args[3]), found;
+    int found;
     static Hand h;
     static Search s;
     PyObject *code_name[MAX_CODES];
@@ -480,11 +480,13 @@ static PyObject *search(PyObject *const *args) {
     return out;
 }
 
-static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyTuple_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "split(hand: list, spec: tuple, value, discard: bool)");
+/* The entry points: split(hand, spec, value, discard) and least(hand, spec, value). */
+static PyObject *enter(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, int discard, const char *usage) {
+    if (nargs != want || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
+    if (discard < 0) return NULL;
     if (!split_type) {
         PyErr_SetString(PyExc_RuntimeError, "_solver.types(Split, TableMeld) was not called");
         return NULL;
@@ -492,9 +494,18 @@ static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     static int busy; /* a value function that itself asks for a split: that one is solver.py's (the state is static) */
     if (busy) Py_RETURN_NONE;
     busy = 1;
-    PyObject *out = search(args);
+    PyObject *out = search(args, discard);
     busy = 0;
     return out;
+}
+
+static PyObject *split(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    const char *usage = "split(hand: list, spec: tuple, value, discard: bool)";
+    return enter(args, nargs, 4, nargs == 4 ? PyObject_IsTrue(args[3]) : 0, usage);
+}
+
+static PyObject *least(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    return enter(args, nargs, 3, 2, "least(hand: list, spec: tuple, value)");
 }
 
 static PyObject *types(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
@@ -554,6 +565,7 @@ static PyObject *snapshot(PyObject *Py_UNUSED(self), PyObject *const *args, Py_s
 
 static PyMethodDef methods[] = {
     {"split", (PyCFunction)(void (*)(void))split, METH_FASTCALL, "The best split of a hand without wild cards."},
+    {"least", (PyCFunction)(void (*)(void))least, METH_FASTCALL, "The deadwood points left by the best discard."},
     {"types", (PyCFunction)(void (*)(void))types, METH_FASTCALL, "The Split and TableMeld classes to build."},
     {"snapshot", (PyCFunction)(void (*)(void))snapshot, METH_FASTCALL, "A game state's copy for Game._snapshot."},
     {NULL, NULL, 0, NULL},

@@ -239,7 +239,7 @@ class DrawMeldDiscard(Game):
         none with `allow_rediscard`."""
         if (self.taken is None and not self.taken_cards) or self.opts.get("allow_rediscard", False):
             return ()  # nothing taken from the pile this turn (most turns)
-        return {self.taken, *self.taken_cards} - {None}
+        return {c for c in (self.taken, *self.taken_cards) if c is not None}
 
     def may_discard(self, seat: int, card: str) -> bool:
         """Whether `seat` may discard `card`, a card it holds: what legal_discards says, without listing them

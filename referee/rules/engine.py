@@ -7,7 +7,7 @@ Pure and deterministic: no I/O, no clock, no global random state. A game is full
 import difflib
 import hashlib
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from referee import PURE_PYTHON
 from referee.rules.describe import Field
 from referee.rules.errors import ConfigError, IllegalAction
 
+compiled_snapshot: Callable[[dict[str, Any], tuple[str, ...]], dict[str, Any]] | None
 try:  # the compiled copy of a state (referee/rules/_solver.c); without it, the loop in Game.copy_state
     from referee.rules._solver import snapshot as compiled_snapshot
 except ImportError:

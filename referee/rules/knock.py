@@ -103,7 +103,7 @@ class KnockGame(DrawMeldDiscard):
         if self.phase == "draw":
             return Decision("turn", "draw", self.draw_options(seat), constraints)
         discards = self.legal_discards(seat)
-        options = list(map(DISCARDS.__getitem__, discards))
+        options: list[Op] = list(map(DISCARDS.__getitem__, discards))
         knocks = self.knocks(seat, discards)
         if knocks:
             options += [Knock(c) for c in knocks]

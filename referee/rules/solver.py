@@ -136,7 +136,7 @@ def least_after_discard(hand: list[str], rules: MeldRules, value: Value) -> int:
     """The deadwood `best_discard` leaves, without building its split where the compiled search answers (the
     knock games ask it at every end-of-turn decision)."""
     spec = core and not rules.wholes and _spec(rules)
-    points = core.split(hand, spec, value, 2) if core and spec else None
+    points = core.least(hand, spec, value) if core and spec else None
     return best_discard(hand, rules, value)[1].points if points is None else points
 
 
