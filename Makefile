@@ -109,6 +109,7 @@ reference: $(STAMP)
 	$(VENV)/bin/romis variants --markdown > docs/reference.md.new && mv docs/reference.md.new docs/reference.md
 
 bench: $(STAMP)
+	$(PY) -m pip install -q open-spiel rlcard  # the baselines bench/gin.py and bench/solver.py compare with
 	$(PY) bench/engine.py
 	$(PY) bench/referee.py
 	$(PY) bench/tournament.py

@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing, suppress
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def report(db, fmt="json"):
 def stored_games(db):
     """(games, seats) stored so far; (0, 0) while the database is still being created."""
     try:
-        with sqlite3.connect(db) as con:
+        with closing(sqlite3.connect(db)) as con:  # closed here: the last connection's close removes the -wal file
             return (
                 con.execute("SELECT count(*) FROM games").fetchone()[0],
                 con.execute("SELECT count(*) FROM seats").fetchone()[0],
@@ -384,8 +385,12 @@ def playing(tree, db, bots=2):
 
 def written(paths):
     """(size, mtime) of every file in `paths` (a directory's files included)."""
-    files = [f for p in paths for f in ([*p.iterdir()] if p.is_dir() else [p]) if f.exists()]
-    return {f: (f.stat().st_size, f.stat().st_mtime) for f in files}
+    out = {}
+    for f in (f for p in paths for f in ([*p.iterdir()] if p.is_dir() else [p])):
+        with suppress(FileNotFoundError):  # one stat a file: a file that is gone between listing and stat is gone
+            st = f.stat()
+            out[f] = (st.st_size, st.st_mtime)
+    return out
 
 
 def test_sigkill_of_the_tournament_takes_every_process_of_it_along(tmp_path):
