@@ -141,8 +141,12 @@ class KnockGame(DrawMeldDiscard):
             return self.offer(seat, op)
         if isinstance(op, Knock):
             return self.knock(seat, op)
-        if isinstance(op, Draw) and op.source == "discard" and self.stock_only:
-            raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
+        if self.stock_only:  # between the last pass on the starter and the first draw: only a stock draw succeeds
+            if isinstance(op, Draw) and op.source == "discard":
+                raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
+            super().do(seat, op)
+            self.stock_only = False
+            return
         super().do(seat, op)
 
     def offer(self, seat: int, op: Op) -> None:
@@ -159,10 +163,6 @@ class KnockGame(DrawMeldDiscard):
                 self.phase, self.stock_only = "draw", True
         else:
             raise IllegalAction("offer.take-or-pass", "take the starter (draw from the discard pile) or pass")
-
-    def draw(self, seat: int, op: Draw) -> None:
-        super().draw(seat, op)
-        self.stock_only = False
 
     def knock(self, seat: int, op: Knock) -> None:
         """Discard and knock: the deal ends in a showdown if the deadwood left is within the limit."""
