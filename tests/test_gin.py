@@ -116,6 +116,11 @@ def test_starter_is_offered_to_the_non_dealer_then_the_dealer():
     with pytest.raises(IllegalAction) as e:
         g.apply(first, [Draw("discard")])
     assert e.value.rule == "draw.starter-declined"
+    # the stock draw lifts it: the next seat may take the discard pile's top card again
+    g.apply(first, [Draw("stock")])
+    g.apply(first, [g.decision(first).options[0]])
+    assert [o.source for o in g.decision(g.dealer).options] == ["stock", "discard"]
+    g.apply(g.dealer, [Draw("discard")])
 
 
 def test_taking_the_starter_is_the_draw_of_a_normal_turn():
