@@ -1,9 +1,10 @@
 """In-process random-play throughput of Gin: romis beside OpenSpiel's gin_rummy and RLCard's gin-rummy game.
 
-Every engine picks uniformly random legal actions over fixed seeds, best of `REPEAT` runs, and counts player
-decisions only: OpenSpiel's chance nodes (the deal and stock draws, sampled from `chance_outcomes()`) and
-RLCard's two score-bookkeeping steps at the end of a deal are not decisions. A romis game is a whole match
-(deals until 100 points); an OpenSpiel or RLCard game is one deal, so decisions/s is the figure to compare.
+Every engine picks uniformly random legal actions over fixed seeds, best of `REPEAT` rounds (a round runs every
+engine once, in turn), and counts player decisions only: OpenSpiel's chance nodes (the deal and stock draws,
+sampled from `chance_outcomes()`) and RLCard's two score-bookkeeping steps at the end of a deal are not decisions.
+A romis game is a whole match (deals until 100 points); an OpenSpiel or RLCard game is one deal, so decisions/s
+is the figure to compare.
 Targets: romis decisions/s >= 1.0x OpenSpiel's and >= 3x RLCard's. `make test-diff` installs both baselines.
 `--only ENGINE` (romis, openspiel, rlcard) and `--scale K` (K times the seeds) make a shortened run, e.g. under
 `valgrind --tool=callgrind`, where the difference between two scales gives instructions per decision.
@@ -24,7 +25,7 @@ from referee.rules.variants import VARIANTS
 ROMIS_SEEDS = range(4)  # whole matches: random play needs some 70-180 deals to reach 100
 OPENSPIEL_SEEDS = range(1000)  # single deals
 RLCARD_SEEDS = range(300)  # single deals
-REPEAT = 3
+REPEAT = 5
 
 Tally = tuple[int, int, int]  # (games, deals, decisions)
 
@@ -78,14 +79,17 @@ def rlcard(seeds: range) -> Tally:
     return len(seeds), len(seeds), decisions
 
 
-def measure(play: Callable[[range], Tally], seeds: range) -> tuple[Tally, float]:
-    """The tally and the best seconds of `REPEAT` runs."""
-    best = float("inf")
+def measure(runs: dict[str, tuple[Callable[[range], Tally], range]]) -> dict[str, tuple[Tally, float]]:
+    """Each engine's tally and best seconds of `REPEAT` rounds; a round runs every engine once, in turn, so that a
+    spell of load on the machine falls on all of them rather than on one engine's runs."""
+    best: dict[str, tuple[Tally, float]] = {}
     for _ in range(REPEAT):
-        start = time.perf_counter()
-        tally = play(seeds)
-        best = min(best, time.perf_counter() - start)
-    return tally, best
+        for name, (play, seeds) in runs.items():
+            start = time.perf_counter()
+            tally = play(seeds)
+            secs = time.perf_counter() - start
+            best[name] = (tally, min(secs, best.get(name, (tally, secs))[1]))
+    return best
 
 
 def _has(module: str) -> bool:
@@ -105,7 +109,7 @@ def main() -> None:
     p.add_argument("--scale", type=float, default=1.0, help="play this many times the seeds (default 1)")
     args = p.parse_args()
     path = "compiled" if solver.core else "pure Python (ROMIS_PURE=1 or not built)"
-    print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} runs; romis's best-split search: {path}")
+    print(f"gin, 2 players, uniformly random legal actions, best of {REPEAT} rounds; romis's best-split search: {path}")
     engines = [
         ("romis gin", "romis", romis, ROMIS_SEEDS, "gin" in VARIANTS, "not registered yet"),
         (
@@ -118,14 +122,16 @@ def main() -> None:
         ),
         ("RLCard gin-rummy", "rlcard", rlcard, RLCARD_SEEDS, _has("rlcard"), "not installed (pip install rlcard)"),
     ]
-    rate = {}
+    runs = {}
     for name, key, play, seeds, present, missing in engines:
         if args.only and key not in args.only:
             continue
         if not present:
             print(f"{name}: {missing}")
             continue
-        (games, deals, decisions), secs = measure(play, range(max(1, round(len(seeds) * args.scale))))
+        runs[name] = (play, range(max(1, round(len(seeds) * args.scale))))
+    rate = {}
+    for name, ((games, deals, decisions), secs) in measure(runs).items():
         rate[name] = decisions / secs
         print(
             f"{name:20s} {games:5d} games {deals:5d} deals {decisions:7d} decisions in {secs:6.2f} s | "
