@@ -26,6 +26,9 @@ from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, de
 
 STALE_RECORDED = 100  # stale replies written to the record per seat; a bot flooding them is not worth gigabytes
 NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results and reports
+# /proc counts CPU in clock ticks of 10 ms: without a record, which writes each decision's CPU, only a seat's total
+# is reported, and reading it more often than once a tick (each reading costs ~15 µs) tells that total nothing
+CPU_READ_EVERY = 0.01
 
 
 @dataclass
@@ -41,6 +44,7 @@ class Seat:
     fault: str | None = None
     fault_detail: str = ""
     cpu_mark: float = 0.0
+    cpu_read_at: float = 0.0  # without a record: the next reading of the bot's CPU is due then (CPU_READ_EVERY)
     stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
@@ -237,11 +241,14 @@ class Match:
         if why:
             self._fault(i, "timeout", why)
             return None
-        wall, used = trio.current_time() - start, proc.cpu_time()
-        charged = used - cpu if cpu_clock else wall
+        now = trio.current_time()
+        used = seat.cpu_mark
+        if cpu_clock or self.record or now >= seat.cpu_read_at:
+            used, seat.cpu_read_at = proc.cpu_time(), now + CPU_READ_EVERY
+        charged = used - cpu if cpu_clock else now - start
         seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
-        seat.walls.append(wall)
-        seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reply
+        seat.walls.append(now - start)
+        seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reading (its previous reply)
         seat.cpu_mark = used
         return reply
 
@@ -329,6 +336,7 @@ class Match:
 
     async def _finish(self) -> None:
         self._resume_all()  # they may read match_over and shut down by themselves
+        self._read_cpu_left()
         out = self.outcome()
         faults = [s.fault for s in self.seats]
         self._result_line = {"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults}
@@ -337,6 +345,15 @@ class Match:
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
+
+    def _read_cpu_left(self) -> None:
+        """Without a record a seat's CPU may have gone unread since its last reading (CPU_READ_EVERY): it goes to its
+        last decision, so that the seat's total is whole."""
+        for seat in self.seats:
+            if seat.proc is not None and seat.cpus and not self.record:
+                used = seat.proc.cpu_time()
+                seat.cpus[-1] += used - seat.cpu_mark
+                seat.cpu_mark = used
 
     async def _close_if_faulted(self, i: int) -> None:
         """A forfeited bot is stopped at once (it is told why first, if it still listens)."""
