@@ -263,19 +263,18 @@ class Match:
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
         deadline = trio.current_time() + wall
-        await trio.lowlevel.checkpoint_if_cancelled()
         sent = proc.send_nowait(line)
-        if sent == len(line):
-            reply = self._ready_play(i, proc, rid)
-            if reply is not None:
-                return reply, ""
+        if sent == len(line) and (reply := self._ready_play(i, proc, rid)) is not None:
+            await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
+            return reply, ""
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
         with trio.move_on_at(deadline) as scope:
             if self._nursery and watcher:
                 self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
             try:
-                await proc.send(line[sent:])
+                if sent < len(line):
+                    await proc.send(line[sent:])
                 reply = await self._await_play(i, proc, rid)
             finally:
                 if watcher:  # cancelling a scope costs a repr of the task in trio: only where there is a watch
