@@ -45,6 +45,7 @@ class Seat:
     fault_detail: str = ""
     cpu_mark: float = 0.0
     cpu_read_at: float = 0.0  # without a record: the next reading of the bot's CPU is due then (CPU_READ_EVERY)
+    asked_at: float = 0.0  # when the clock of the seat's latest request started (trio time)
     stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
@@ -231,6 +232,7 @@ class Match:
         proc.resume()  # --pause-idle: the clock starts only once the bot runs again
         cpu_clock = self.limits.clock == "cpu"
         cpu, start = proc.cpu_time() if cpu_clock else 0.0, trio.current_time()
+        seat.asked_at = start
         try:
             reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
         except BotFault as f:
@@ -262,7 +264,7 @@ class Match:
         and a scope costs more than the rest of the exchange)."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
-        deadline = trio.current_time() + wall
+        deadline = self.seats[i].asked_at + wall
         sent = proc.send_nowait(line)
         if sent == len(line) and (reply := self._ready_play(i, proc, rid)) is not None:
             await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
