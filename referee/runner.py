@@ -16,10 +16,13 @@ fires when that thread exits, not when the referee does. `romis play` and the to
 workers run under referee.reaper's watchdog, which covers a SIGKILLed referee.
 """
 
+import array
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
+import termios
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -121,6 +124,7 @@ class BotProcess:
         self._scanned = 0  # bytes of _buf known to hold no newline
         self._skipping = False  # inside the rest of an overlong line
         self._drained = False  # the last read of stdout found it empty
+        self._unread = array.array("i", [0])  # bytes in the stdout pipe, as FIONREAD tells
         self._stderr = bytearray()
         self.stderr_dropped = 0
         self._stderr_done = trio.Event()
@@ -283,6 +287,18 @@ class BotProcess:
         except OSError:  # as trio's FdStream: a broken pipe reads as the end of the bot's output
             return b""
 
+    def _readable_now(self) -> bool:
+        """Whether the bot's stdout holds bytes now, asked with an ioctl: a read that finds the pipe empty raises an
+        exception, which costs more (most requests find no play there yet). False also at end of file."""
+        try:
+            fcntl.ioctl(self._fd(self._stdout), termios.FIONREAD, self._unread)
+        except OSError:  # as a read would: let the read say what it is
+            return True
+        if self._unread[0]:
+            return True
+        self._drained = True
+        return False
+
     async def _receive_some(self) -> bytes:
         """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.
 
@@ -302,7 +318,7 @@ class BotProcess:
         file: `receive_line` then says how the bot went); the same checks as `receive_line`."""
         line = self._buffered_line()
         while line is None:
-            chunk = self._read_now()
+            chunk = self._read_now() if self._readable_now() else None
             if not chunk:
                 return None
             self._buf += chunk
