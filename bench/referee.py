@@ -15,7 +15,8 @@ started through referee/pidns.py as the init of its own PID namespace). Every ot
 `--sandbox subreaper`, the mode with no wrapper process that every machine has, so that a row differs from the
 plain one by its own flags only; where the machine refuses PID namespaces the sandbox row prints why it was
 skipped. The target applies to the plain row.
-`--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed).
+`--profile` prints cProfile hot spots of the matches (they are also printed when the target is missed), and
+`--steps` the referee's own steps in the plain matches' loop, each timed around its calls, and the rest of the loop.
 `--only LABEL` (repeatable) runs only those rows and `--seeds N` only the first N seeds: a shortened run,
 e.g. under `valgrind --tool=callgrind`, where the difference between two seed counts gives instructions
 per decision. `--against SLUG` plays the plain row of that variant too, after the others, and prints the ratio
@@ -29,8 +30,11 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 # Running bench/referee.py puts bench/ first on sys.path, where that file would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -38,6 +42,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import trio
 
 from protocol import messages as m
+from referee import match as match_module
 from referee.match import Match
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
@@ -112,12 +117,15 @@ class TimedMatch(Match):
     """A Match that also records the referee CPU time spent in its decision loop."""
 
     loop_cpu = 0.0
+    playing = False  # inside the loop of some match now
 
     async def _play(self) -> None:
         start = time.process_time()
+        TimedMatch.playing = True
         try:
             await super()._play()
         finally:
+            TimedMatch.playing = False
             self.loop_cpu = time.process_time() - start
 
 
@@ -154,6 +162,53 @@ def profile_matches(variant: str, seeds: tuple[int, ...]) -> None:
         text = out.getvalue()
         print(f"\n--- profile of the matches, by {key} ---")
         print(text[text.index("   ncalls") :].rstrip())
+
+
+def step_times(variant: str, seeds: tuple[int, ...]) -> None:
+    """--steps: the plain matches again, the referee's own steps timed around each call (perf_counter: the cold caches
+    of a real match count, and the wrapper's call), in µs per decision: the engine's, the codec's, the CPU readings,
+    the exchange with the bot (its CPU: writing the request, trio's wait, reading the play), and the rest of the
+    loop's CPU (the loop's own code)."""
+    spent: dict[str, int] = {}
+
+    def timed(label: str, f: Callable) -> Callable:
+        spent[label] = 0
+
+        def call(*args: Any) -> Any:
+            if not TimedMatch.playing:  # the CPU readings of the start and the end of a match
+                return f(*args)
+            start = time.perf_counter_ns()
+            try:
+                return f(*args)
+            finally:
+                spent[label] += time.perf_counter_ns() - start
+
+        return call
+
+    exchange = Match._exchange
+
+    async def timed_exchange(self: Match, *args: Any) -> Any:  # its CPU: it waits for the bot
+        start = time.process_time_ns()
+        try:
+            return await exchange(self, *args)
+        finally:
+            spent["exchange"] += time.process_time_ns() - start
+
+    game = find_variant(variant)
+    steps = [(game, name, name) for name in ("decision", "view", "events_since", "apply")]
+    steps += [(m, "encode", "encode"), (match_module, "decode_reply", "decode"), (BotProcess, "cpu_time", "cpu_time")]
+    with ExitStack() as stack:
+        for owner, name, label in steps:
+            stack.enter_context(mock.patch.object(owner, name, timed(label, getattr(owner, name))))
+        spent["exchange"] = 0
+        stack.enter_context(mock.patch.object(Match, "_exchange", timed_exchange))
+        decisions, _, loop, _, _ = run_matches(variant, seeds, PLAIN)
+    spent["exchange"] -= spent["decode"]  # the decoding of the play is timed on its own
+    print("\n--- the referee's steps in the loop of the plain matches, µs per decision ---")
+    for label, ns in spent.items():
+        print(f"  {label:12s} {ns / decisions / 1e3:6.1f}")
+    rest = loop / decisions - sum(spent.values()) / decisions / 1e9
+    print(f"  {'the rest':12s} {rest * 1e6:6.1f}  (of {loop / decisions * 1e6:.1f} µs of CPU: the loop's own code)")
 
 
 def unavailable(flags: dict[str, Any]) -> str | None:
@@ -212,6 +267,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="also play the plain row of this variant (e.g. classic) and print the ratio of referee CPU per decision",
     )
     p.add_argument("--profile", action="store_true", help="print cProfile hot spots of the plain matches")
+    p.add_argument("--steps", action="store_true", help="print the time of the referee's steps in the plain matches")
     p.add_argument(
         "--only", action="append", choices=[label for label, _ in CONFIGS], help="run only this row (repeatable)"
     )
@@ -269,6 +325,8 @@ def main() -> None:
         compare(args, rtt_wall)
     if args.profile or not all(verdicts):
         profile_matches(args.variant, args.seeds)
+    if args.steps:
+        step_times(args.variant, args.seeds)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, de
 
 STALE_RECORDED = 100  # stale replies written to the record per seat; a bot flooding them is not worth gigabytes
 NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results and reports
+# /proc counts CPU in clock ticks of 10 ms: without a record, which writes each decision's CPU, only a seat's total
+# is reported, and reading it more often than once a tick (each reading costs ~15 µs) tells that total nothing
+CPU_READ_EVERY = 0.01
 
 
 @dataclass
@@ -41,6 +44,8 @@ class Seat:
     fault: str | None = None
     fault_detail: str = ""
     cpu_mark: float = 0.0
+    cpu_read_at: float = 0.0  # without a record: the next reading of the bot's CPU is due then (CPU_READ_EVERY)
+    asked_at: float = 0.0  # when the clock of the seat's latest request started (trio time)
     stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
@@ -227,6 +232,7 @@ class Match:
         proc.resume()  # --pause-idle: the clock starts only once the bot runs again
         cpu_clock = self.limits.clock == "cpu"
         cpu, start = proc.cpu_time() if cpu_clock else 0.0, trio.current_time()
+        seat.asked_at = start
         try:
             reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
         except BotFault as f:
@@ -237,11 +243,14 @@ class Match:
         if why:
             self._fault(i, "timeout", why)
             return None
-        wall, used = trio.current_time() - start, proc.cpu_time()
-        charged = used - cpu if cpu_clock else wall
+        now = trio.current_time()
+        used = seat.cpu_mark
+        if cpu_clock or self.record or now >= seat.cpu_read_at:
+            used, seat.cpu_read_at = proc.cpu_time(), now + CPU_READ_EVERY
+        charged = used - cpu if cpu_clock else now - start
         seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
-        seat.walls.append(wall)
-        seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reply
+        seat.walls.append(now - start)
+        seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reading (its previous reply)
         seat.cpu_mark = used
         return reply
 
@@ -250,16 +259,24 @@ class Match:
     ) -> tuple[m.Play | None, str]:
         """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
         (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
-        watched and a wall cap applies."""
+        watched and a wall cap applies. A play there already once the request is written is taken without the
+        cancel scope that a wait needs (on a busy machine the bot often runs and answers as the write wakes it,
+        and a scope costs more than the rest of the exchange)."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
+        deadline = self.seats[i].asked_at + wall
+        sent = proc.send_nowait(line)
+        if sent == len(line) and (reply := self._ready_play(i, proc, rid)) is not None:
+            await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
+            return reply, ""
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
-        with trio.move_on_after(wall) as scope:
+        with trio.move_on_at(deadline) as scope:
             if self._nursery and watcher:
                 self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
             try:
-                await proc.send(line)
+                if sent < len(line):
+                    await proc.send(line[sent:])
                 reply = await self._await_play(i, proc, rid)
             finally:
                 if watcher:  # cancelling a scope costs a repr of the task in trio: only where there is a watch
@@ -270,16 +287,28 @@ class Match:
             return None, f"used more than {budget:.2f} s of CPU without replying"
         return None, f"no reply within {wall:.2f} s" + (" (the wall-time cap of the CPU clock)" if cpu_clock else "")
 
+    def _ready_play(self, i: int, proc: BotProcess, rid: int) -> m.Play | None:
+        """The play for request `rid` if the bot has written it already, reading no further (None if not yet)."""
+        while (line := proc.receive_line_nowait()) is not None:
+            reply = decode_reply(line)
+            if isinstance(reply, m.Play) and reply.id == rid:
+                return reply
+            self._stale(i, reply)
+        return None
+
     async def _await_play(self, i: int, proc: BotProcess, rid: int) -> m.Play:
         """Read lines until the play for request `rid`; stale replies and stray readies are ignored, but recorded."""
-        seat = self.seats[i]
         while True:
             reply = decode_reply(await proc.receive_line())
             if isinstance(reply, m.Play) and reply.id == rid:
                 return reply
-            seat.stale += 1
-            if self.record and seat.stale <= STALE_RECORDED:
-                self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
+            self._stale(i, reply)
+
+    def _stale(self, i: int, reply: m.Ready | m.Play) -> None:
+        seat = self.seats[i]
+        seat.stale += 1
+        if self.record and seat.stale <= STALE_RECORDED:
+            self.record.write({"type": "stale", "seat": i, "message": m.to_builtins(reply)})
 
     async def _send(self, i: int, msg: msgspec.Struct) -> bool:
         seat = self.seats[i]
@@ -308,6 +337,7 @@ class Match:
 
     async def _finish(self) -> None:
         self._resume_all()  # they may read match_over and shut down by themselves
+        self._read_cpu_left()
         out = self.outcome()
         faults = [s.fault for s in self.seats]
         self._result_line = {"type": "result", "totals": out["totals"], "ranks": out["ranks"], "faults": faults}
@@ -316,6 +346,15 @@ class Match:
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
+
+    def _read_cpu_left(self) -> None:
+        """Without a record a seat's CPU may have gone unread since its last reading (CPU_READ_EVERY): it goes to its
+        last decision, so that the seat's total is whole."""
+        for seat in self.seats:
+            if seat.proc is not None and seat.cpus and not self.record:
+                used = seat.proc.cpu_time()
+                seat.cpus[-1] += used - seat.cpu_mark
+                seat.cpu_mark = used
 
     async def _close_if_faulted(self, i: int) -> None:
         """A forfeited bot is stopped at once (it is told why first, if it still listens)."""

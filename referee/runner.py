@@ -16,10 +16,13 @@ fires when that thread exits, not when the referee does. `romis play` and the to
 workers run under referee.reaper's watchdog, which covers a SIGKILLed referee.
 """
 
+import array
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
+import termios
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -120,6 +123,8 @@ class BotProcess:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf known to hold no newline
         self._skipping = False  # inside the rest of an overlong line
+        self._drained = False  # the last read of stdout found it empty
+        self._unread = array.array("i", [0])  # bytes in the stdout pipe, as FIONREAD tells
         self._stderr = bytearray()
         self.stderr_dropped = 0
         self._stderr_done = trio.Event()
@@ -239,6 +244,14 @@ class BotProcess:
         with suppress(ProcessLookupError, PermissionError):  # the unreaped leader keeps the pgid ours
             os.killpg(self.pgid, signum)
 
+    def send_nowait(self, data: bytes) -> int:
+        """Write what of `data` the bot's stdin pipe takes now, without waiting: the bytes written. A request line
+        fits the pipe's buffer, so it is usually all of them; 0 also when the bot is gone (`send` then says how)."""
+        try:
+            return os.write(self._fd(self._stdin), data)
+        except OSError:  # a full pipe (BlockingIOError) or EPIPE: `send` waits, or raises the fault
+            return 0
+
     async def send(self, data: bytes) -> None:
         """Write `data` to the bot's stdin; BotFault("broken_pipe") if the bot is gone.
 
@@ -264,45 +277,87 @@ class BotProcess:
             raise trio.ClosedResourceError("the bot's pipe is closed")
         return fd
 
+    def _read_now(self) -> bytes | None:
+        """What the bot's stdout holds now (b"" at end of file), or None if it holds nothing yet."""
+        try:
+            return os.read(self._fd(self._stdout), _CHUNK)
+        except BlockingIOError:
+            self._drained = True
+            return None
+        except OSError:  # as trio's FdStream: a broken pipe reads as the end of the bot's output
+            return b""
+
+    def _readable_now(self) -> bool:
+        """Whether the bot's stdout holds bytes now, asked with an ioctl: a read that finds the pipe empty raises an
+        exception, which costs more (most requests find no play there yet). False also at end of file."""
+        try:
+            fcntl.ioctl(self._fd(self._stdout), termios.FIONREAD, self._unread)
+        except OSError:  # as a read would: let the read say what it is
+            return True
+        if self._unread[0]:
+            return True
+        self._drained = True
+        return False
+
     async def _receive_some(self) -> bytes:
         """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.
 
         It reads before it waits, even right after a request: on a busy machine the bot often runs, and answers,
-        while the write wakes it, and a wait on a pipe that is readable already costs a pass of trio's scheduler."""
+        while the write wakes it, and a wait on a pipe that is readable already costs a pass of trio's scheduler.
+        After a read that found the pipe empty it waits first (a failed read costs an exception)."""
         while True:
-            try:
-                return os.read(self._fd(self._stdout), _CHUNK)
-            except BlockingIOError:
+            if self._drained:
+                self._drained = False
                 await trio.lowlevel.wait_readable(self._fd(self._stdout))
-            except OSError:  # as trio's FdStream: a broken pipe reads as the end of the bot's output
-                return b""
+            chunk = self._read_now()
+            if chunk is not None:
+                return chunk
+
+    def receive_line_nowait(self) -> bytes | None:
+        """A line from the bot's stdout if one is complete now, without waiting (None if not, also at end of
+        file: `receive_line` then says how the bot went); the same checks as `receive_line`."""
+        line = self._buffered_line()
+        while line is None:
+            chunk = self._read_now() if self._readable_now() else None
+            if not chunk:
+                return None
+            self._buf += chunk
+            line = self._buffered_line()
+        return line
 
     async def receive_line(self) -> bytes:
         """One line from the bot's stdout, without the newline; memory stays bounded by max_line."""
-        limit = self.limits.max_line
         while True:
-            if self._skipping:
-                nl = self._buf.find(b"\n")
-                del self._buf[: len(self._buf) if nl < 0 else nl + 1]
-                self._skipping = nl < 0
-            nl = self._buf.find(b"\n", self._scanned)
-            if nl >= 0:
-                line = bytes(self._buf[:nl])
-                del self._buf[: nl + 1]
-                self._scanned = 0
-                if nl > limit:
-                    raise BotFault("line_too_long", f"a line of {nl} bytes (limit {limit})")
+            line = self._buffered_line()
+            if line is not None:
                 return line
-            self._scanned = len(self._buf)
-            if len(self._buf) > limit:
-                self._buf.clear()
-                self._scanned, self._skipping = 0, True
-                raise BotFault("line_too_long", f"a line longer than {limit} bytes")
             await trio.lowlevel.checkpoint_if_cancelled()
             chunk = await self._receive_some()
             if not chunk:
                 raise await self._gone_fault("crash")
             self._buf += chunk
+
+    def _buffered_line(self) -> bytes | None:
+        """The first complete line of what was read (None if there is none yet); BotFault("line_too_long")."""
+        limit = self.limits.max_line
+        if self._skipping:
+            nl = self._buf.find(b"\n")
+            del self._buf[: len(self._buf) if nl < 0 else nl + 1]
+            self._skipping = nl < 0
+        nl = self._buf.find(b"\n", self._scanned)
+        if nl >= 0:
+            line = bytes(self._buf[:nl])
+            del self._buf[: nl + 1]
+            self._scanned = 0
+            if nl > limit:
+                raise BotFault("line_too_long", f"a line of {nl} bytes (limit {limit})")
+            return line
+        self._scanned = len(self._buf)
+        if len(self._buf) > limit:
+            self._buf.clear()
+            self._scanned, self._skipping = 0, True
+            raise BotFault("line_too_long", f"a line longer than {limit} bytes")
+        return None
 
     async def _gone_fault(self, kind: str) -> BotFault:
         """The fault for a bot whose pipe closed: its exit status, its last stderr line, and any unfinished line."""

@@ -7,13 +7,17 @@ import shlex
 import sys
 from contextlib import suppress
 from pathlib import Path
+from unittest.mock import Mock
 
 import pytest
 from procs import marked
 
 from referee import runner
+from referee.match import Match
 from referee.play import new_match, play_match, run_match
 from referee.rules.errors import ConfigError
+from referee.rules.variants import find_variant
+from referee.runner import Limits
 from tournaments.config import load
 from tournaments.run import game_specs, play_game
 
@@ -193,3 +197,40 @@ def test_default_clock_settings_leave_the_fingerprint_as_it_was(tmp_path):
 def test_bad_clock_settings_in_a_config_are_one_clear_error(tmp_path, body, message):
     with pytest.raises(ConfigError, match=message):
         load(write_config(tmp_path, body), {})
+
+
+@pytest.mark.parametrize("recorded", [False, True])
+def test_without_a_record_the_cpu_is_read_a_clock_tick_apart(monkeypatch, tmp_path, recorded):
+    readings: list[float] = []
+    read = runner.BotProcess.cpu_time
+    monkeypatch.setattr(runner.BotProcess, "cpu_time", lambda bot: readings.append(0) or read(bot))
+    out = play_match("classic", [RANDOM, RANDOM], 1, dict(SHORT), tmp_path / "r.jsonl" if recorded else None)
+    seats = out.result["seats"]
+    decisions = sum(len(s.walls) for s in seats)
+    assert all(len(s.cpus) == len(s.walls) for s in seats)
+    if recorded:  # the record writes each decision's CPU: a reading for each
+        assert len(readings) >= decisions
+    else:  # a random bot's decisions come well under 10 ms apart
+        assert len(readings) < decisions / 2
+
+
+class _Reads:
+    """A stand-in bot process whose CPU reads `used` seconds."""
+
+    def __init__(self, used: float):
+        self.used = used
+
+    def cpu_time(self) -> float:
+        return self.used
+
+
+@pytest.mark.parametrize("recorded", [False, True])
+def test_the_cpu_left_unread_at_the_end_goes_to_the_last_decision_of_each_seat(recorded):
+    match = Match(find_variant("classic")(2, {}, 1), [RANDOM, RANDOM], Limits())
+    match.record = Mock() if recorded else None
+    for seat in match.seats:
+        seat.proc, seat.cpus, seat.cpu_mark = _Reads(0.5), [0.1, 0.0], 0.1  # type: ignore[assignment]
+    match._read_cpu_left()
+    for seat in match.seats:  # with a record every decision was read already, and written
+        assert seat.cpus == ([0.1, 0.0] if recorded else [0.1, pytest.approx(0.4)])
+        assert seat.cpu_mark == (0.1 if recorded else 0.5)

@@ -206,22 +206,27 @@ def conversation(slug: str) -> list[list[dict]]:
     from referee.play import play_match
     from referee.runner import BotProcess
 
-    sent = defaultdict(list)
-    original = BotProcess.send
+    sent: dict[int, bytearray] = defaultdict(bytearray)  # by bot: the bytes written to it, in order
+    original, original_nowait = BotProcess.send, BotProcess.send_nowait
 
     async def spy(self, data):
-        sent[self.pid] += [json.loads(line) for line in data.splitlines()]
+        sent[self.pid] += data
         await original(self, data)
+
+    def spy_nowait(self, data):  # a request is written without waiting (the rest, if any, by send)
+        written = original_nowait(self, data)
+        sent[self.pid] += data[:written]
+        return written
 
     cwd = os.getcwd()
     os.chdir(Path(__file__).resolve().parent.parent)  # the bots run as `python -m sample_bots.random`
-    BotProcess.send = spy
+    BotProcess.send, BotProcess.send_nowait = spy, spy_nowait
     try:
         play_match(slug, ["python -m sample_bots.random"] * VARIANTS[slug].min_players, 0, {"max_deals": 2}, None)
     finally:
-        BotProcess.send = original
+        BotProcess.send, BotProcess.send_nowait = original, original_nowait
         os.chdir(cwd)
-    return list(sent.values())
+    return [[json.loads(line) for line in data.splitlines()] for data in sent.values()]
 
 
 @pytest.mark.e2e

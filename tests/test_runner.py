@@ -401,3 +401,58 @@ def test_a_bot_program_that_cannot_run_is_a_usage_error_naming_why(tmp_path, mak
     with pytest.raises(ConfigError) as error:
         split_command(f"{program} --fast")
     assert str(error.value).endswith(f"program {str(program)!r} {words}")
+
+
+async def _nowait_line(bot: BotProcess) -> bytes:
+    """Poll receive_line_nowait until a line is complete (the bot writes it soon)."""
+    with trio.fail_after(5):
+        while (got := bot.receive_line_nowait()) is None:
+            await trio.sleep(0.01)
+    return got
+
+
+async def test_the_nowait_calls_take_what_the_pipes_hold_and_never_wait():
+    # each input line is written back without its newline, a "|" in it as a newline
+    script = "import sys\nfor l in sys.stdin: sys.stdout.write(l.strip().replace('|', '\\n')); sys.stdout.flush()"
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits(max_line=10))
+        assert bot.receive_line_nowait() is None  # nothing written yet
+        assert bot.send_nowait(b"one|two|thr\n") == 12
+        assert await _nowait_line(bot) == b"one"
+        assert bot.receive_line_nowait() == b"two"  # read with the first line
+        assert bot.receive_line_nowait() is None  # "thr" is not a whole line yet
+        bot.send_nowait(b"ee|" + b"x" * 11 + b"|ok|\n")
+        assert await _nowait_line(bot) == b"three"
+        with pytest.raises(BotFault) as fault:
+            bot.receive_line_nowait()  # the same check as receive_line: over max_line
+        assert fault.value.kind == "line_too_long"
+        assert bot.receive_line_nowait() == b"ok"
+
+
+async def test_send_nowait_stops_at_a_full_pipe_and_a_gone_bot_is_said_by_send():
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", "import time; time.sleep(60)"], Limits())
+        big = b"x" * (1 << 20)
+        assert 0 < bot.send_nowait(big) < len(big)  # what the pipe's buffer holds: the bot does not read
+        assert bot.send_nowait(big) == 0
+        os.killpg(bot.pgid, signal.SIGKILL)
+        with trio.fail_after(5):
+            while bot.returncode is None:
+                await trio.sleep(0.01)
+        assert bot.send_nowait(b"x\n") == 0
+        with pytest.raises(BotFault) as fault:
+            await bot.send(b"x\n")
+        assert fault.value.kind == "broken_pipe"
+
+
+async def test_after_nowait_finds_the_end_receive_line_says_how_the_bot_went():
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", "print('done'); print('last', end='')"], Limits())
+        assert await _nowait_line(bot) == b"done"
+        with trio.fail_after(5):
+            while bot.returncode is None:
+                await trio.sleep(0.01)
+        assert bot.receive_line_nowait() is None  # the end of the output: no line, and no fault here
+        with pytest.raises(BotFault) as fault:
+            await bot.receive_line()
+    assert fault.value.kind == "crash" and "4 bytes had no newline" in fault.value.detail
