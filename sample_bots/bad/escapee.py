@@ -15,20 +15,27 @@ from sample_bots.bad._base import play, serve
 
 
 def daemonize() -> None:
-    """The classic double fork; the grandchild detaches from every pipe and sleeps."""
+    """The classic double fork; the grandchild detaches from every pipe and sleeps. The bot goes on only once the
+    grandchild has written its pidfile, so a match that ends at once still had a daemon to catch."""
+    ready, detached = os.pipe()
     if os.fork():
+        os.close(detached)
         os.wait()  # the child exits at once, after its own fork: the grandchild is an orphan
+        os.read(ready, 1)  # a byte once the grandchild is detached (end of file if it died first)
+        os.close(ready)
         return
+    os.close(ready)
     os.setsid()
     if os.fork():
         os._exit(0)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.closerange(3, 256)
     if "--pidfile" in sys.argv:
         with open(sys.argv[sys.argv.index("--pidfile") + 1], "w") as f:
             f.write(f"{os.getpid()}\n")
+    os.write(detached, b".")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 256)  # `detached` too: the daemon holds none of the bot's pipes
     env = dict(os.environ)
     if "--keep-env" not in sys.argv:
         env.pop("ROMIS_GUARD", None)
