@@ -26,7 +26,7 @@ from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
 from referee.runner import BotGroup, BotProcess, Limits, session_procs
-from referee.spawn import SUBREAPER, proc_stat
+from referee.spawn import SUBREAPER, check_no_network, proc_stat
 
 SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
 SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks for rare decisions
@@ -373,14 +373,26 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
     return report
 
 
-def check(command: str, variants: list[str], seed: int = 1, move_time: float = 2.0, startup_time: float = 10.0) -> dict:
-    """The whole conformance report of `command` over `variants`; ConfigError for bad input before any bot runs."""
+def check(
+    command: str,
+    variants: list[str],
+    seed: int = 1,
+    move_time: float = 2.0,
+    startup_time: float = 10.0,
+    no_network: bool = False,
+) -> dict:
+    """The whole conformance report of `command` over `variants`; ConfigError for bad input before any bot runs.
+    `no_network`: the bot runs in a network namespace of its own, with loopback only (as `romis play
+    --no-network`), so a bot that needs the network fails here as it would in such a tournament."""
     slugs = [find_variant(v).slug for v in variants]
     split_command(command)
-    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=SUBREAPER)
+    if no_network:
+        check_no_network()
+    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=SUBREAPER, no_network=no_network)
     with guard():
         reports = [check_variant(command, slug, seed, limits) for slug in slugs]
-    return {"bot": command, "passed": all(r["passed"] for r in reports), "variants": reports}
+    passed = all(r["passed"] for r in reports)
+    return {"bot": command, "passed": passed, "no_network": no_network, "variants": reports}
 
 
 def junit(report: dict[str, Any]) -> bytes:
@@ -422,7 +434,7 @@ def failure_text(kind: dict[str, Any]) -> str:
 
 def render_text(report: dict[str, Any]) -> str:
     """A readable account: per variant the handshake and each decision kind with its verdict and times."""
-    lines = []
+    lines = ["network: none but the bot's own loopback (--no-network)"] if report.get("no_network") else []
     for v in report["variants"]:
         hs = v["handshake"]
         lines.append(f"{v['variant']} ({v['players']} players, seed {v['seed']}): {'ok' if v['passed'] else 'FAILED'}")

@@ -264,6 +264,9 @@ def check(
     seed: Annotated[int, typer.Option(help="seed of the matches and of the crafted positions")] = 1,
     move_time: Annotated[float, typer.Option(help="seconds per decision (more than 0)")] = 2.0,
     startup_time: Annotated[float, typer.Option(help="seconds for the bot to answer hello (more than 0)")] = 10.0,
+    no_network: Annotated[
+        bool, typer.Option("--no-network", help="the bot in a network namespace of its own, loopback only")
+    ] = False,
 ) -> None:
     """Check that a bot speaks the protocol and plays every decision kind of each variant legally (default:
     classic): a seeded match against the fallback policy, then crafted positions for the rarer decisions."""
@@ -278,7 +281,8 @@ def check(
     check_limits({"move_time": move_time, "startup_time": startup_time})
     if junit is not None and not junit.parent.is_dir():
         raise ConfigError(f"--junit {junit}: no such directory {junit.parent}")
-    report = run_check(bot, sorted(VARIANTS) if every else variant or ["classic"], seed, move_time, startup_time)
+    slugs = sorted(VARIANTS) if every else variant or ["classic"]
+    report = run_check(bot, slugs, seed, move_time, startup_time, no_network)
     if junit is not None:
         try:
             junit.write_bytes(to_junit(report))

@@ -169,15 +169,34 @@ def test_no_network_cuts_a_bot_off_while_the_match_plays_on(probes):
     assert free["seats"][0]["name"] == "netprobe:connected" and probes.reached[False]
 
 
+def test_check_no_network_judges_the_bot_cut_off_from_the_host():
+    """`romis check --no-network` runs the bot as `romis play --no-network` does: the probe cannot reach a listener
+    on the host's loopback, and says so in its name; without the flag it reaches it."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(0.1)
+        for net, name in ((True, "netprobe:refused:"), (False, "netprobe:connected")):
+            command = f"python -m sample_bots.bad.netprobe {server.getsockname()[1]}"
+            flags = ["--no-network"] if net else []
+            argv = [sys.executable, "-m", "referee", "check", command, "--json", *flags]
+            r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stdout[-2000:] + r.stderr
+            report = json.loads(r.stdout)
+            assert report["no_network"] is net and report["passed"]
+            assert report["variants"][0]["handshake"]["name"].startswith(name)
+            assert _accepted(server) is not net
+
+
 def test_without_namespaces_no_network_and_pid_namespace_are_one_line_errors(monkeypatch, capsys):
     monkeypatch.setattr(spawn, "_probed", {("--net",): False, ("--pid",): False})
     base = ["play", "classic", "--bot", RANDOM, "--bot", RANDOM]
     assert cli.run([*base, "--no-network"]) == 2
     assert cli.run([*base, "--sandbox", spawn.PIDNS]) == 2
+    assert cli.run(["check", RANDOM, "--no-network"]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         "romis: --no-network needs a network namespace per bot, which this machine refuses",
         "romis: --sandbox pid-namespace: this machine refuses new PID namespaces",
+        "romis: --no-network needs a network namespace per bot, which this machine refuses",
     ]
     assert spawn.sandbox_mode("auto") == spawn.SUBREAPER  # the fallback is chosen where namespaces are refused
 
