@@ -136,9 +136,10 @@ class CheckMatch(Match):
     ) -> tuple[m.Play | None, str]:
         used, start = proc.cpu_time(), trio.current_time()
         reply, why = await super()._exchange(i, proc, rid, line, budget, cpu)
-        burned, wall = proc.cpu_time() - used, trio.current_time() - start
-        if why and burned > BUSY * wall:
-            self.findings["busy_wait"] = f"{burned:.2f} s of CPU in the {wall:.2f} s before its timeout"
+        if why:  # what the bot burned before its timeout (a reply in time needs no second reading)
+            burned, wall = proc.cpu_time() - used, trio.current_time() - start
+            if burned > BUSY * wall:
+                self.findings["busy_wait"] = f"{burned:.2f} s of CPU in the {wall:.2f} s before its timeout"
         return reply, why
 
     async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
