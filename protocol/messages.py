@@ -32,7 +32,7 @@ class _TextDefaults(_Op, frozen=True):
         # msgspec omits a default by identity, not by equality: an op decoded, unpickled or built from a string
         # equal to a text default would encode that field, and the same op would have two encodings. Rebinding
         # an equal value to the default object keeps one encoding (tests/test_protocol.py)
-        for name, default in _text_defaults(type(self)):
+        for name, default in _TEXT_DEFAULTS[type(self)]:
             if getattr(self, name) == default:
                 msgspec.structs.force_setattr(self, name, default)
 
@@ -40,16 +40,6 @@ class _TextDefaults(_Op, frozen=True):
 def text_defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
     """(field, default) of each text field of `cls` that has a default."""
     return tuple((f.name, f.default) for f in msgspec.structs.fields(cls) if isinstance(f.default, str))
-
-
-_TEXT_DEFAULTS: dict[type, tuple[tuple[str, str], ...]] = {}  # text_defaults, per op type, worked out once
-
-
-def _text_defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
-    pairs = _TEXT_DEFAULTS.get(cls)
-    if pairs is None:
-        pairs = _TEXT_DEFAULTS[cls] = text_defaults(cls)
-    return pairs
 
 
 class Draw(_TextDefaults, tag="draw", frozen=True):
@@ -287,6 +277,7 @@ def _card_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 
 
 _CARD_FIELDS = {cls: _card_fields(cls) for cls in Op.__args__}
+_TEXT_DEFAULTS = {cls: text_defaults(cls) for cls in Op.__args__}  # what _TextDefaults.__post_init__ rebinds
 
 
 def normalize(ops: Sequence[Op]) -> list[Op]:

@@ -141,13 +141,10 @@ class KnockGame(DrawMeldDiscard):
             return self.offer(seat, op)
         if isinstance(op, Knock):
             return self.knock(seat, op)
-        if self.stock_only:  # between the last pass on the starter and the first draw: only a stock draw succeeds
-            if isinstance(op, Draw) and op.source == "discard":
-                raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
-            super().do(seat, op)
-            self.stock_only = False
-            return
+        if self.stock_only and isinstance(op, Draw) and op.source == "discard":
+            raise IllegalAction("draw.starter-declined", "everyone declined the starter: draw from the stock")
         super().do(seat, op)
+        self.stock_only = False  # the first op that succeeds after the last pass on the starter is the stock draw
 
     def offer(self, seat: int, op: Op) -> None:
         """The starter is offered to each seat in turn from Pirmasis; if all decline, Pirmasis draws from the stock."""
