@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 TOKEN_VAR = "ROMIS_TEST_RUN"
 
@@ -68,14 +69,15 @@ def is_alive(proc: int | Proc) -> bool:
     return not isinstance(proc, Proc) or int(fields[19]) == proc.start  # field 22 of proc(5): starttime
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 2.0) -> bool:
-    """Poll `condition` until it holds (True) or `timeout` seconds pass (False)."""
+def wait_until(condition: Callable[[], Any], timeout: float = 2.0) -> Any:
+    """Poll `condition` until it holds, and return what it returned then (so a caller acts on the very state that
+    held), or False once `timeout` seconds pass."""
     end = time.monotonic() + timeout
-    while not condition():
+    while not (value := condition()):
         if time.monotonic() > end:
             return False
         time.sleep(0.02)
-    return True
+    return value
 
 
 def record_so_far(path: Path) -> str:

@@ -467,8 +467,9 @@ def test_a_worker_killed_by_sigkill_takes_its_bots_along_and_fails_only_its_game
         return None
 
     try:
-        assert wait_until(lambda: busy_worker() is not None, 120)
-        worker, sub = busy_worker()
+        found = wait_until(busy_worker, 120)  # the worker as found: asked again, its game may have ended already
+        assert found
+        worker, sub = found
         os.kill(worker.pid, signal.SIGKILL)
         assert wait_until(lambda: not any(is_alive(p) for p in sub), 5), [p for p in sub if is_alive(p)]
         out, err = proc.communicate(timeout=300)
