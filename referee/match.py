@@ -29,6 +29,11 @@ NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results 
 # /proc counts CPU in clock ticks of 10 ms: without a record, which writes each decision's CPU, only a seat's total
 # is reported, and reading it more often than once a tick (each reading costs ~15 µs) tells that total nothing
 CPU_READ_EVERY = 0.01
+# A bot that answers within BLOCKING_WAIT is waited for in one poll() of its pipe, trio's scheduler paused: a pass
+# through the scheduler and a cancel scope cost the referee more than the rest of a decision. The loop yields to
+# the scheduler at least every YIELD_EVERY, so signals, cancellation and the bots' stderr wait no longer than that.
+BLOCKING_WAIT = 0.002
+YIELD_EVERY = 0.01
 
 
 @dataclass
@@ -95,6 +100,8 @@ class Match:
         self._deals_sent = 0  # deal results already sent to the bots
         self._result_line: dict[str, Any] | None = None  # set once the match is decided
         self._nursery: trio.Nursery | None = None  # the bots' nursery, where CPU deadlines are watched
+        self._concurrent = False  # several seats are asked at once (each in a task): no blocking wait
+        self._yield_at = 0.0  # the loop passes through trio's scheduler then (YIELD_EVERY)
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns.
@@ -182,15 +189,22 @@ class Match:
             if len(seats) == 1:
                 replies[seats[0]] = await self._ask_new(seats[0], decisions[seats[0]])
             else:  # simultaneous: everyone answers on their own clock, then plays apply in seat order
-                async with trio.open_nursery() as nursery:
-                    for i in seats:
-                        nursery.start_soon(self._collect, i, decisions[i], replies)
+                self._concurrent = True
+                try:
+                    async with trio.open_nursery() as nursery:
+                        for i in seats:
+                            nursery.start_soon(self._collect, i, decisions[i], replies)
+                finally:
+                    self._concurrent = False
             for i in sorted(seats):
                 await self._settle(i, decisions[i], *replies[i])
                 if self.seats[i].fault is not None:
                     await self._close_if_faulted(i)
             if len(g.deal_results) > self._deals_sent:  # most decisions end no deal: no coroutine to run
                 await self._broadcast_deal_ends()
+            if (now := trio.current_time()) >= self._yield_at:
+                self._yield_at = now + YIELD_EVERY
+                await trio.lowlevel.checkpoint()
 
     async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
         into[i] = await self._ask_new(i, decision)
@@ -259,14 +273,15 @@ class Match:
     ) -> tuple[m.Play | None, str]:
         """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
         (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
-        watched and a wall cap applies. A play there already once the request is written is taken without the
-        cancel scope that a wait needs (on a busy machine the bot often runs and answers as the write wakes it,
-        and a scope costs more than the rest of the exchange)."""
+        watched and a wall cap applies. A play there already once the request is written, or there within
+        BLOCKING_WAIT (one poll() of the pipe, on the wall clock while one seat is asked), is taken without the
+        cancel scope and the pass through trio's scheduler that a wait needs: they cost more than the rest of the
+        exchange. A later play, or a partial line, is waited for under the scope."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
         deadline = self.seats[i].asked_at + wall
         sent = proc.send_nowait(line)
-        if sent == len(line) and (reply := self._ready_play(i, proc, rid)) is not None:
+        if sent == len(line) and (reply := self._quick_play(i, proc, rid, deadline, not cpu_clock)) is not None:
             await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
             return reply, ""
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
@@ -286,6 +301,20 @@ class Match:
         if cpu_clock and trio.current_time() < scope.deadline:
             return None, f"used more than {budget:.2f} s of CPU without replying"
         return None, f"no reply within {wall:.2f} s" + (" (the wall-time cap of the CPU clock)" if cpu_clock else "")
+
+    def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float, may_block: bool) -> m.Play | None:
+        """The play for request `rid` if it is there now or, where `may_block` and one seat is asked, comes within
+        BLOCKING_WAIT (not if the deadline is nearer: the scope of a wait times it out). None if not yet."""
+        if not may_block or self._concurrent or deadline - trio.current_time() <= BLOCKING_WAIT:
+            return self._ready_play(i, proc, rid)
+        line = proc.receive_line_within(BLOCKING_WAIT)
+        if line is None:
+            return None
+        reply = decode_reply(line)
+        if isinstance(reply, m.Play) and reply.id == rid:
+            return reply
+        self._stale(i, reply)
+        return self._ready_play(i, proc, rid)
 
     def _ready_play(self, i: int, proc: BotProcess, rid: int) -> m.Play | None:
         """The play for request `rid` if the bot has written it already, reading no further (None if not yet)."""

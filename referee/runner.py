@@ -19,6 +19,7 @@ workers run under referee.reaper's watchdog, which covers a SIGKILLed referee.
 import array
 import fcntl
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -125,6 +126,7 @@ class BotProcess:
         self._skipping = False  # inside the rest of an overlong line
         self._drained = False  # the last read of stdout found it empty
         self._unread = array.array("i", [0])  # bytes in the stdout pipe, as FIONREAD tells
+        self._poll: Any = None  # a select.poll of stdout, made at the first blocking wait
         self._stderr = bytearray()
         self.stderr_dropped = 0
         self._stderr_done = trio.Event()
@@ -298,6 +300,27 @@ class BotProcess:
             return True
         self._drained = True
         return False
+
+    def receive_line_within(self, seconds: float) -> bytes | None:
+        """A line from the bot's stdout, blocking this thread for at most `seconds` (in whole milliseconds, rounded
+        up) while none is complete: one poll() of the pipe and one read. None if no line came (also at end of
+        file: `receive_line` then says how the bot went); the same checks as `receive_line`. trio's scheduler does
+        not run meanwhile: keep `seconds` short."""
+        line = self._buffered_line()
+        if line is not None:
+            return line
+        if self._poll is None:
+            self._poll = select.poll()
+            self._poll.register(self._fd(self._stdout), select.POLLIN)
+        if not self._poll.poll(-(-seconds * 1000 // 1)):
+            self._drained = True
+            return None
+        chunk = self._read_now()
+        if not chunk:
+            return None
+        self._drained = False
+        self._buf += chunk
+        return self._buffered_line()
 
     async def _receive_some(self) -> bytes:
         """What the bot's stdout holds now, waiting only while it holds nothing; b"" at end of file.

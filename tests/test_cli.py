@@ -253,5 +253,23 @@ def test_sigterm_stops_the_match_cleanly_too(tmp_path):
     bots = wait_for_play(rec, proc.pid)
     proc.terminate()
     out, err = proc.communicate(timeout=30)
+    said = (err, out, rec.read_text()[-2000:])  # a failure under load once exited 0: what the match said
+    assert proc.returncode == 143 and err == f"romis: stopped by SIGTERM; the record so far is in {rec}\n", said
+    assert out == "" and alive(bots) == set()
+
+
+def test_sigterm_stops_a_match_of_bots_that_answer_at_once(tmp_path):
+    """Bots that answer within the referee's blocking wait never send it through trio's scheduler for a reply: the
+    loop still passes through it often enough for the signal to stop the match (here ~200 deals, seconds long)."""
+    rec = tmp_path / "r.jsonl"
+    play = ["play", "gin", "--seed", "7", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=100000"]
+    proc = subprocess.Popen(
+        [PY, "-m", "referee", *play, "--record", str(rec)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    bots = wait_for_play(rec, proc.pid)
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and err == f"romis: stopped by SIGTERM; the record so far is in {rec}\n", err
+    assert json.loads(rec.read_text().splitlines()[-1])["type"] == "interrupted"
     assert out == "" and alive(bots) == set()

@@ -14,6 +14,9 @@ import pytest
 import trio
 from procs import gone, group_cmds, group_gone, wait_until
 
+from protocol import messages as m
+from referee.match import Match
+from referee.rules.variants import find_variant
 from referee.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -456,3 +459,81 @@ async def test_after_nowait_finds_the_end_receive_line_says_how_the_bot_went():
         with pytest.raises(BotFault) as fault:
             await bot.receive_line()
     assert fault.value.kind == "crash" and "4 bytes had no newline" in fault.value.detail
+
+
+async def test_receive_line_within_blocks_briefly_for_a_line_and_leaves_the_rest_to_receive_line():
+    # each input line is written back after the delay (ms) it names, a "|" in it as a newline
+    script = (
+        "import sys, time\nfor l in sys.stdin:\n    ms, text = l.split()\n    time.sleep(int(ms) / 1000)\n"
+        "    sys.stdout.write(text.replace('|', '\\n')); sys.stdout.flush()"
+    )
+    async with bot_group() as group:
+        bot = await group.start([sys.executable, "-c", script], Limits(max_line=10))
+        bot.send_nowait(b"0 ready|\n")
+        assert bot.receive_line_within(5.0) == b"ready"  # waits for the bot to start and answer
+        bot.send_nowait(b"0 one|two|\n")
+        assert bot.receive_line_within(5.0) == b"one"
+        assert bot.receive_line_within(0.0) == b"two"  # read with the first line: no wait
+        bot.send_nowait(b"300 late|\n")
+        assert bot.receive_line_within(0.002) is None  # not within 2 ms: the caller waits under its own deadline
+        with trio.fail_after(5):
+            assert await bot.receive_line() == b"late"
+        bot.send_nowait(b"0 half\n")
+        assert bot.receive_line_within(5.0) is None  # a partial line is not a line
+        bot.send_nowait(b"0 " + b"x" * 11 + b"|\n")
+        with pytest.raises(BotFault) as fault:
+            bot.receive_line_within(5.0)  # the same check as receive_line: over max_line
+        assert fault.value.kind == "line_too_long"
+        os.killpg(bot.pgid, signal.SIGKILL)
+        assert bot.receive_line_within(5.0) is None  # the end of the output: no line, and no fault here
+        with pytest.raises(BotFault) as fault:
+            await bot.receive_line()
+        assert fault.value.kind == "crash"
+
+
+class InstantBot:
+    """A stand-in for a BotProcess whose play (the engine's fallback) is in the pipe as soon as it is asked: the
+    match loop never waits for it in trio's scheduler."""
+
+    paused, returncode = False, None
+
+    def __init__(self, game):
+        self.game, self.lines = game, []
+
+    def send_nowait(self, line: bytes) -> int:
+        msg = json.loads(line)
+        seat = msg["view"]["seat"]
+        self.lines.append(json.dumps({"type": "play", "id": msg["id"], "ops": m.to_builtins(self.game.fallback(seat))}))
+        return len(line)
+
+    async def send(self, line: bytes) -> None:
+        await trio.lowlevel.checkpoint_if_cancelled()
+
+    def receive_line_nowait(self) -> bytes | None:
+        return self.lines.pop(0).encode() if self.lines else None
+
+    def receive_line_within(self, seconds: float) -> bytes | None:
+        return self.receive_line_nowait()
+
+    def cpu_time(self) -> float:
+        return 0.0
+
+    def resume(self) -> None:
+        pass
+
+    def pause(self) -> None:
+        pass
+
+
+async def test_a_match_whose_bots_answer_at_once_still_notices_a_deadline_around_it():
+    # Every reply is taken without a wait, so only the loop's own passes through the scheduler (every
+    # match.YIELD_EVERY) let trio see that the scope around the match has expired (as Ctrl-C, SIGTERM or a stopping
+    # tournament cancel it). Played to its end the match would take seconds.
+    game = find_variant("gin")(2, {"target": 10**6, "max_deals": 1000}, 7)
+    match = Match(game, [sys.executable] * 2, Limits())
+    for seat in match.seats:
+        seat.proc = InstantBot(game)
+    with trio.move_on_after(0.05) as scope:
+        await match._play()
+    assert scope.cancelled_caught and not game.is_over()
+    assert sum(len(s.walls) for s in match.seats) > 10  # it did play
