@@ -1,7 +1,8 @@
 """The referee's own CPU time per decision with sample bots over pipes, against a raw pipe round trip.
 
-Raw round trip: a trivial Python echo bot, driven through referee.runner.BotProcess, gets a real
-request line (the median-sized request of the variant) and sends it back; wall and referee CPU per round trip.
+Raw round trip: a trivial Python echo bot, driven through referee.runner.BotProcess by the match loop's own
+cheapest path (write without waiting, one poll() and one read: no trio scheduler pass), gets a real request line
+(the median-sized request of the variant) and sends it back; wall and referee CPU per round trip.
 Referee CPU per decision: matches of the variant (`--variant SLUG`, default classic), as many seats as it
 allows up to 3 (python random, python greedy, node random, repeated in that order where it needs more),
 options {"max_deals": 2}; time.process_time() of this process (bots are children, not counted)
@@ -43,7 +44,7 @@ import trio
 
 from protocol import messages as m
 from referee import match as match_module
-from referee.match import Match
+from referee.match import BLOCKING_WAIT, Match
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
 from referee.runner import BotProcess, Limits
@@ -96,18 +97,25 @@ def sample_requests(variant: str, seed: int = 1) -> list[bytes]:
     return lines
 
 
+def round_trip(bot: BotProcess, line: bytes) -> bytes:
+    """One round trip by the match loop's own path: the write without waiting, then the blocking wait for the line
+    (match.BLOCKING_WAIT at a time: the cheapest wait, with no pass through trio's scheduler)."""
+    bot.send_nowait(line)
+    while (got := bot.receive_line_within(BLOCKING_WAIT)) is None:
+        pass
+    return got
+
+
 async def echo_round_trips(line: bytes, count: int) -> tuple[float, float]:
-    """(wall s, referee CPU s) per send + receive_line of `line` to an echo bot."""
+    """(wall s, referee CPU s) per round trip of `line` to an echo bot (`round_trip`)."""
     async with trio.open_nursery() as nursery:
         bot = await BotProcess.start(nursery, [sys.executable, "-c", ECHO], Limits(**PLAIN))
         try:
             for _ in range(WARMUP):
-                await bot.send(line)
-                await bot.receive_line()
+                round_trip(bot, line)
             wall, cpu = time.perf_counter(), time.process_time()
             for _ in range(count):
-                await bot.send(line)
-                assert len(await bot.receive_line()) == len(line) - 1
+                assert len(round_trip(bot, line)) == len(line) - 1
             return (time.perf_counter() - wall) / count, (time.process_time() - cpu) / count
         finally:
             await bot.aclose()
@@ -129,12 +137,34 @@ class TimedMatch(Match):
             self.loop_cpu = time.process_time() - start
 
 
-def run_matches(variant: str, seeds: tuple[int, ...], flags: dict[str, Any]) -> tuple[int, float, float, float, float]:
+class EchoSlices:
+    """Echo round trips of `line` measured in slices between the matches of a row, so that the baseline and the
+    matches share the machine's moods (its speed drifts by the second here): the totals, and per round trip."""
+
+    def __init__(self, line: bytes):
+        self.line, self.count, self.wall, self.cpu = line, 0, 0.0, 0.0
+
+    def measure(self, count: int) -> None:
+        wall, cpu = trio.run(echo_round_trips, self.line, count)
+        self.count += count
+        self.wall += wall * count
+        self.cpu += cpu * count
+
+    def per_trip(self) -> tuple[float, float]:
+        return self.wall / self.count, self.cpu / self.count
+
+
+def run_matches(
+    variant: str, seeds: tuple[int, ...], flags: dict[str, Any], echo: EchoSlices | None = None
+) -> tuple[int, float, float, float, float]:
     """(decisions, whole-match CPU s, loop CPU s, wall s, sum of per-decision walls s) of `variant` over `seeds`,
-    with the Limits fields `flags` (e.g. {"clock": "cpu"})."""
+    with the Limits fields `flags` (e.g. {"clock": "cpu"}); with `echo`, a slice of echo round trips is measured
+    before every match and after the last."""
     decisions, whole, loop, wall, waited = 0, 0.0, 0.0, 0.0, 0.0
     commands = seat_commands(variant)
     for seed in seeds:
+        if echo:
+            echo.measure(ROUND_TRIPS // (len(seeds) + 1))
         game = find_variant(variant)(len(commands), OPTIONS, seed)
         match = TimedMatch(game, commands, Limits(**flags))
         cpu, start = time.process_time(), time.perf_counter()
@@ -147,6 +177,8 @@ def run_matches(variant: str, seeds: tuple[int, ...], flags: dict[str, Any]) -> 
             raise SystemExit(f"seed {seed}: a sample bot faulted: {faults}")
         decisions += sum(len(s.walls) for s in result["seats"])
         waited += sum(sum(s.walls) for s in result["seats"])
+    if echo:
+        echo.measure(ROUND_TRIPS // (len(seeds) + 1))
     return decisions, whole, loop, wall, waited
 
 
@@ -220,14 +252,16 @@ def unavailable(flags: dict[str, Any]) -> str | None:
     return None
 
 
-def report_matches(
-    label: str, flags: dict[str, Any], args: argparse.Namespace, rtt_wall: float, rtt_cpu: float
-) -> bool:
-    """Run the matches with `flags` and print their referee CPU per decision; True if within TARGET."""
-    decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags)
+def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> bool:
+    """Run the matches with `flags`, echo round trips between them, and print the referee CPU per decision against
+    those round trips; True if within TARGET."""
+    echo = EchoSlices(args.line)
+    decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags, echo)
+    rtt_wall, rtt_cpu = echo.per_trip()
     print(
         f"  [{label}] {decisions} decisions, {wall:.2f} s wall; mean Seat.walls {waited / decisions * 1e6:.0f} µs "
-        f"per decision (the time charged to the bots' clocks)"
+        f"per decision (the time charged to the bots' clocks); echo between the matches {rtt_wall * 1e6:.1f} µs "
+        f"wall, {rtt_cpu * 1e6:.1f} µs referee CPU per round trip"
     )
     met = True
     for name, cpu in (("whole match", whole), ("match loop", loop)):
@@ -298,9 +332,10 @@ def main() -> None:
         f"request lines of a {args.variant} match: {len(lines)}, median {len(line)} B, "
         f"mean {statistics.fmean(map(len, lines)):.0f} B, max {max(map(len, lines))} B"
     )
+    args.line = line
     rtt_wall, rtt_cpu = trio.run(echo_round_trips, line, ROUND_TRIPS)
     print(
-        f"echo bot ({ROUND_TRIPS} round trips of {len(line)} B via BotProcess): "
+        f"echo bot ({ROUND_TRIPS} round trips of {len(line)} B via BotProcess, the loop's path): "
         f"{rtt_wall * 1e6:7.1f} µs wall, {rtt_cpu * 1e6:7.1f} µs referee CPU per round trip"
     )
 
@@ -318,7 +353,7 @@ def main() -> None:
         if why is not None:
             print(f"  [{label}] skipped: {why}")
             continue
-        met = report_matches(label, flags, args, rtt_wall, rtt_cpu)
+        met = report_matches(label, flags, args)
         if flags is PLAIN:
             verdicts.append(met)
     if args.against:

@@ -262,6 +262,9 @@ class Match:
         if cpu_clock or self.record or now >= seat.cpu_read_at:
             used, seat.cpu_read_at = proc.cpu_time(), now + CPU_READ_EVERY
         charged = used - cpu if cpu_clock else now - start
+        if cpu_clock and charged > budget:  # over budget between the watch's polls, or without a watch (no wait)
+            self._fault(i, "timeout", cpu_overrun(budget))
+            return None
         seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
         seat.walls.append(now - start)
         seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reading (its previous reply)
@@ -274,14 +277,14 @@ class Match:
         """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
         (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
         watched and a wall cap applies. A play there already once the request is written, or there within
-        BLOCKING_WAIT (one poll() of the pipe, on the wall clock while one seat is asked), is taken without the
+        BLOCKING_WAIT (one poll() of the pipe, while one seat is asked), is taken without the
         cancel scope and the pass through trio's scheduler that a wait needs: they cost more than the rest of the
         exchange. A later play, or a partial line, is waited for under the scope."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
         deadline = self.seats[i].asked_at + wall
         sent = proc.send_nowait(line)
-        if sent == len(line) and (reply := self._quick_play(i, proc, rid, deadline, not cpu_clock)) is not None:
+        if sent == len(line) and (reply := self._quick_play(i, proc, rid, deadline)) is not None:
             await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
             return reply, ""
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
@@ -299,13 +302,13 @@ class Match:
         if not scope.cancelled_caught:
             return reply, ""
         if cpu_clock and trio.current_time() < scope.deadline:
-            return None, f"used more than {budget:.2f} s of CPU without replying"
+            return None, cpu_overrun(budget)
         return None, f"no reply within {wall:.2f} s" + (" (the wall-time cap of the CPU clock)" if cpu_clock else "")
 
-    def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float, may_block: bool) -> m.Play | None:
-        """The play for request `rid` if it is there now or, where `may_block` and one seat is asked, comes within
-        BLOCKING_WAIT (not if the deadline is nearer: the scope of a wait times it out). None if not yet."""
-        if not may_block or self._concurrent or deadline - trio.current_time() <= BLOCKING_WAIT:
+    def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float) -> m.Play | None:
+        """The play for request `rid` if it is there now or, while one seat is asked, comes within BLOCKING_WAIT
+        (not if the deadline is nearer: the scope of a wait times it out). None if not yet."""
+        if self._concurrent or deadline - trio.current_time() <= BLOCKING_WAIT:
             return self._ready_play(i, proc, rid)
         line = proc.receive_line_within(BLOCKING_WAIT)
         if line is None:
@@ -425,6 +428,11 @@ class Match:
                     **timing,
                 }
             )
+
+
+def cpu_overrun(budget: float) -> str:
+    """The detail of a timeout on the CPU clock."""
+    return f"used more than {budget:.2f} s of CPU without replying"
 
 
 def _stop_reason(exc: BaseException) -> str:

@@ -10,8 +10,10 @@ from pathlib import Path
 from unittest.mock import Mock
 
 import pytest
+import trio
 from procs import marked
 
+from referee import match as match_module
 from referee import runner
 from referee.match import Match
 from referee.play import new_match, play_match, run_match
@@ -234,3 +236,26 @@ def test_the_cpu_left_unread_at_the_end_goes_to_the_last_decision_of_each_seat(r
     for seat in match.seats:  # with a record every decision was read already, and written
         assert seat.cpus == ([0.1, 0.0] if recorded else [0.1, pytest.approx(0.4)])
         assert seat.cpu_mark == (0.1 if recorded else 0.5)
+
+
+SPINNER = (  # spins 0.1 s of CPU, then plays legally, on every request
+    f"{sys.executable} -c 'import time; from sample_bots.bad._base import play, serve\n"
+    "def think(request, n):\n"
+    "    end = time.process_time() + 0.1\n"
+    "    while time.process_time() < end: pass\n"
+    "    return play(request)\n"
+    'serve("spinner", think)\''
+)
+
+
+def test_a_reply_over_the_cpu_budget_times_out_even_if_no_watch_caught_it(monkeypatch):
+    # The watch polls every 15 ms or more, and a reply within the blocking wait has none: the CPU read with the
+    # reply decides too. With the watch made blind, only that check can find the overrun.
+    async def blind(bot, start, seconds, target, stop):
+        with stop:
+            await trio.sleep_forever()
+
+    monkeypatch.setattr(match_module, "watch_cpu", blind)
+    fault, detail, out = play([SPINNER, RANDOM], move_time=0.03, clock="cpu")
+    assert fault == "timeout" and detail == "used more than 0.03 s of CPU without replying", detail
+    assert out.result["seats"][1].fault is None
