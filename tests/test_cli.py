@@ -258,15 +258,32 @@ def test_sigterm_stops_the_match_cleanly_too(tmp_path):
     assert out == "" and alive(bots) == set()
 
 
+def fast_match(record: Path) -> list[str]:
+    """A match of bots that answer within the referee's blocking wait (~200 deals, seconds long)."""
+    return ["play", "gin", "--seed", "7", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=100000",
+            "--record", str(record)]  # fmt: skip
+
+
+def test_ctrl_c_stops_a_match_of_bots_that_answer_at_once(tmp_path):
+    # Ctrl-C may land while the referee blocks in poll() for a reply: it stops the match as anywhere else.
+    rec = tmp_path / "r.jsonl"
+    pid, fd = spawn_in_terminal(*fast_match(rec))
+    bots = wait_for_play(rec, pid)
+    os.write(fd, b"\x03")
+    code, text = read_until_exit(pid, fd, timeout=30)
+    said = [s for s in text.replace("^C", "").splitlines() if s.strip() and not s.startswith("deal ")]  # progress
+    assert code == 130 and said == [f"romis: interrupted; the record so far is in {rec}"], text
+    assert json.loads(rec.read_text().splitlines()[-1])["type"] == "interrupted"
+    assert alive(bots) == set()
+
+
 def test_sigterm_stops_a_match_of_bots_that_answer_at_once(tmp_path):
     """Bots that answer within the referee's blocking wait never send it through trio's scheduler for a reply: the
-    loop still passes through it often enough for the signal to stop the match (here ~200 deals, seconds long)."""
+    loop still passes through it often enough for the signal to stop the match."""
     rec = tmp_path / "r.jsonl"
-    play = ["play", "gin", "--seed", "7", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=100000"]
     proc = subprocess.Popen(
-        [PY, "-m", "referee", *play, "--record", str(rec)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+        [PY, "-m", "referee", *fast_match(rec)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     bots = wait_for_play(rec, proc.pid)
     proc.terminate()
     out, err = proc.communicate(timeout=60)
