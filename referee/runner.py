@@ -309,9 +309,10 @@ class BotProcess:
         line = self._buffered_line()
         if line is not None:
             return line
+        fd = self._fd(self._stdout)  # ClosedResourceError once closed, as for every read: never poll a stale number
         if self._poll is None:
             self._poll = select.poll()
-            self._poll.register(self._fd(self._stdout), select.POLLIN)
+            self._poll.register(fd, select.POLLIN)
         if not self._poll.poll(-(-seconds * 1000 // 1)):
             self._drained = True
             return None

@@ -489,6 +489,8 @@ async def test_receive_line_within_blocks_briefly_for_a_line_and_leaves_the_rest
         with pytest.raises(BotFault) as fault:
             await bot.receive_line()
         assert fault.value.kind == "crash"
+    with pytest.raises(trio.ClosedResourceError):
+        bot.receive_line_within(0.0)  # once closed, the pipe's old descriptor number is not polled
 
 
 class InstantBot:
