@@ -41,28 +41,46 @@ def high(card: str) -> int:
 
 
 @cache
+def _moves(runs: tuple[int, ...], c: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """From open runs of the lengths `runs` (3: three or more), a rank of `c` cards: every set of open runs after
+    it, with the most cards the move adds to runs of 3+ (the open runs are extended, closed, or new ones started)."""
+    out: dict[tuple[int, ...], int] = {}
+    for k in range(min(c, len(runs)) + 1):
+        for ext in set(combinations(runs, k)):
+            gain = sum(3 if n == 2 else n >= 3 for n in ext)
+            grown = [min(n + 1, 3) for n in ext]
+            for fresh in range(c - k + 1):
+                key = tuple(sorted(grown + [1] * fresh))
+                out[key] = max(out.get(key, -1), gain)
+    return tuple(out.items())
+
+
+@cache
 def run_cards(counts: tuple[int, ...]) -> int:
     """The most cards that disjoint runs of 3+ consecutive ranks can hold, given how many cards of each rank
-    2..A there are (Ambiguity 6): the open runs at each rank are extended, closed, or new ones started."""
+    2..A there are (Ambiguity 6): the best of every way of extending, closing and starting runs rank by rank."""
     states: dict[tuple[int, ...], int] = {(): 0}
     for c in counts:
         new: dict[tuple[int, ...], int] = {}
         for runs, val in states.items():
-            for k in range(min(c, len(runs)) + 1):
-                for ext in set(combinations(runs, k)):
-                    gain = sum(3 if n == 2 else n >= 3 for n in ext)
-                    grown = [min(n + 1, 3) for n in ext]
-                    for fresh in range(c - k + 1):
-                        key = tuple(sorted(grown + [1] * fresh))
-                        new[key] = max(new.get(key, -1), val + gain)
+            for key, gain in _moves(runs, c):
+                if val + gain > new.get(key, -1):
+                    new[key] = val + gain
         states = new
     return max(states.values())
 
 
+def rank_counts(ids: list[str]) -> list[int]:
+    """How many of `ids` there are of each rank, indexed by `high` (0..14; runs use 2..14)."""
+    counts = [0] * 15
+    for x in ids:
+        counts[high(x)] += 1
+    return counts
+
+
 def showing_value(cards: list[str], ids: list[str]) -> int:
     """Turn structure, Phase 1: the card values plus 10 for each card in runs (jokers at their declared rank)."""
-    counts = Counter(high(x) for x in ids)
-    return sum(map(card_value, cards)) + 10 * run_cards(tuple(counts[r] for r in range(2, 15)))
+    return sum(map(card_value, cards)) + 10 * run_cards(tuple(rank_counts(ids)[2:]))
 
 
 def check_showing(cards: list[str], ids: list[str], s: str) -> None:
@@ -79,13 +97,22 @@ def check_showing(cards: list[str], ids: list[str], s: str) -> None:
 
 
 def joker_ids(naturals: list[str], jokers: int, s: str, size: int) -> list[str]:
-    """Identities for `jokers` jokers joining `naturals` of suit `s`: one at a time where the value grows most."""
+    """Identities for `jokers` jokers joining `naturals` of suit `s`: one at a time where the value grows most
+    (the cards in runs; a tie to the higher rank)."""
     ids = list(naturals)
     cap = 1 if size == 4 else 2
+    counts = rank_counts(ids)
     for _ in range(jokers):
-        free = [r + s for r in RANKS if ids.count(r + s) < cap]
-        best = max(free, key=lambda x: (showing_value([JOKER], ids + [x]), high(x)))
+        best, best_key = "", (-1, -1)
+        for x in [r + s for r in RANKS if ids.count(r + s) < cap]:
+            h = high(x)
+            counts[h] += 1
+            key = (run_cards(tuple(counts[2:])), h)
+            counts[h] -= 1
+            if key > best_key:
+                best, best_key = x, key
         ids.append(best)
+        counts[best_key[1]] += 1
     return ids[len(naturals) :]
 
 
