@@ -130,3 +130,20 @@ def test_a_named_kind_exchange_takes_either_card_of_the_colour_and_moves_the_wil
     assert e.value.rule == "exchange.no-wild"
     top = new_meld(["JH", "QD", "2C"], KINDS, kind="red-run")  # the deuce stands for the red K, at the top
     assert exchange_to_end(top, "KD", KINDS).ids[0] == "TH"  # no place above K: it moves to the low end
+
+
+def test_a_joker_has_no_rank():
+    """The joker `JK` is not a jack: its rank is 0, so no rank-keyed rule (a set's same rank, a penalty of
+    `min(rank, 10)`, a sort by rank) reads it as one."""
+    from referee.rules.cards import rank
+
+    assert rank("JK") == 0 and rank("JS") == 11
+
+
+@pytest.mark.parametrize("cards", ["JK JS JH", "JK 5S 5H", "JK JK 5S"])
+def test_a_joker_that_is_not_wild_beside_one_rank_is_refused_as_a_set(cards):
+    """Where jokers are not wild (persian's joker sets), a joker beside cards of one rank reads as a set and is
+    refused as one, whatever that rank is (a jack was once taken for the joker's rank)."""
+    jokers = MeldRules(ace_low=False, wilds=frozenset(), set_max=4, joker_sets=True)
+    assert bad(cards, jokers) == "set.same-rank"
+    assert ok("JK JK JK", jokers).kind == "set"

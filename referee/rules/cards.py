@@ -22,7 +22,7 @@ def run_order(size: int) -> tuple[int, ...]:
 
 def rank(card: str) -> int:
     """Rank number of a card: A=1 .. K=13 (0 for a joker)."""
-    return RANK_VALUE.get(card[0], 0)
+    return 0 if card == JOKER else RANK_VALUE.get(card[0], 0)
 
 
 def suit(card: str) -> str:

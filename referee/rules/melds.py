@@ -281,7 +281,9 @@ def is_valid(ids: list[str], kind: str, rules: MeldRules) -> bool:
 def _kind_of(ids: list[str], rules: MeldRules, kind: str | None) -> str:
     if kind:
         return kind
-    return "set" if len({rank(x) for x in ids}) == 1 and len(ids) > 1 and rules.allow_sets else "run"
+    # a joker that is not wild (rules/persian.md) tells nothing: JK 5S 5H is read as a set, and refused as one
+    same = len({rank(x) for x in ids if x != JOKER}) <= 1
+    return "set" if same and len(ids) > 1 and rules.allow_sets else "run"
 
 
 def _place(kind: str, cards: list[str], ids: list[str], rules: MeldRules) -> tuple[tuple, tuple]:
