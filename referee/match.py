@@ -241,7 +241,7 @@ class Match:
         events, seat.cursor = g.events_since(i, seat.cursor)
         if seat.fault is not None or seat.proc is None:
             return None
-        line = m.encode(m.Request(rid, decision, g.view(i), events, m.Clock(self.limits.move_time, seat.bank)))
+        line = m.encode(m.Request(rid, decision, g.request_view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         proc, budget = seat.proc, self.limits.move_time + seat.bank
         proc.resume()  # --pause-idle: the clock starts only once the bot runs again
         cpu_clock = self.limits.clock == "cpu"

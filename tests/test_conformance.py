@@ -4,6 +4,7 @@ import copy
 import random
 from collections import Counter
 
+import msgspec
 import pytest
 
 from referee.rules.errors import IllegalAction
@@ -30,6 +31,7 @@ def playout(slug, n, seed, check_views=True):
             assert decision.options is None or decision.options, f"no legal option for seat {seat}"
             view = game.view(seat)
             assert sorted(view["hand"]) == sorted(game.hands[seat])
+            assert_request_view(game, seat, view)
             if check_views and rng.random() < 0.2:
                 assert_hides_others(game, seat)
             ops = brains[seat].choose(decision, view)
@@ -43,6 +45,11 @@ def playout(slug, n, seed, check_views=True):
                 full = Counter(game.cards_in_play())
             deal = game.deal_no
     return game, plays
+
+
+def assert_request_view(game, seat, view):
+    """What a request carries of the view (parts pre-encoded, cached between requests) is the view, byte for byte."""
+    assert msgspec.json.encode(game.request_view(seat)) == msgspec.json.encode(view), "a request's view is stale"
 
 
 def assert_hides_others(game, seat):
@@ -102,4 +109,6 @@ def test_a_rejected_play_changes_nothing(slug, n):
         with pytest.raises(IllegalAction):  # the same single-step option twice: the second cannot be legal
             game.apply(seat, [option, option])
         assert ([game.view(s) for s in range(n)], game.result(), len(game.log)) == before
+        for s in range(n):  # the cache of a request's view is undone with the play
+            assert_request_view(game, s, before[0][s])
         game.apply(seat, [rng.choice(decision.options)])

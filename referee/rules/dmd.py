@@ -8,6 +8,8 @@ import random
 from collections.abc import Collection
 from typing import Any, Self
 
+import msgspec
+
 from protocol.messages import Decision, Discard, Draw, Exchange, LayOff, Meld, Op, Pass
 from referee.rules.cards import deck, rank, shuffled
 from referee.rules.describe import Field, Phase
@@ -269,10 +271,7 @@ class DrawMeldDiscard(Game):
             "turn": self.turn,
             "phase": self.phase,
             "hand": sorted(self.hands[seat]),
-            "table": [
-                {"id": i, "owner": m.owner, "kind": m.kind, "cards": list(m.cards), "identities": list(m.ids)}
-                for i, m in enumerate(self.table)
-            ],
+            "table": self._encoded_table() if self._for_request else self.table_view(),
             "discard": list(self.piles[0]),
             "stock": len(self.stock),
             "hand_sizes": [len(h) for h in self.hands],
@@ -280,6 +279,33 @@ class DrawMeldDiscard(Game):
             "scores": list(self.totals),
             "taken": self.taken if seat == self.turn else None,
         }
+
+    def table_view(self) -> list[dict[str, Any]]:
+        """The view's `table`: each meld as {id, owner, kind, cards, identities}. A function of the melds alone
+        (variants extend the entries from their melds' fields): a request's copy is encoded once per table."""
+        return [
+            {"id": i, "owner": m.owner, "kind": m.kind, "cards": list(m.cards), "identities": list(m.ids)}
+            for i, m in enumerate(self.table)
+        ]
+
+    _for_request = False  # set while request_view builds the view
+    _table_json: tuple[tuple[TableMeld, ...], msgspec.Raw] = ((), msgspec.Raw(b"[]"))
+
+    def request_view(self, seat: int) -> dict[str, Any]:
+        """The view with the table pre-encoded: it changes at a meld or a lay-off, not at most requests, and its
+        cards and identities are a good part of a request's strings to encode."""
+        self._for_request = True
+        try:
+            return self.view(seat)
+        finally:
+            self._for_request = False
+
+    def _encoded_table(self) -> msgspec.Raw:
+        """`table_view` encoded, cached by the table's melds (immutable values: equal melds, equal entries)."""
+        key = tuple(self.table)
+        if key != self._table_json[0]:
+            self._table_json = (key, msgspec.Raw(msgspec.json.encode(self.table_view())))
+        return self._table_json[1]
 
     def fallback(self, seat: int) -> list[Op]:
         """Draw from the stock; discard the costliest legal card."""

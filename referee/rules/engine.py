@@ -187,6 +187,12 @@ class Game:
         """Everything `seat` may know, and nothing more."""
         raise NotImplementedError
 
+    def request_view(self, seat: int) -> dict[str, Any]:
+        """The view as a request carries it: by default `view`. A family may give parts of it as pre-encoded JSON
+        (msgspec.Raw) that decode to what `view` holds (tests/test_conformance.py checks every decision of every
+        variant): parts that seldom change between requests, encoded once rather than at every request."""
+        return self.view(seat)
+
     def view_head(self, seat: int) -> dict[str, Any]:
         """The first fields of every view: who the seat is, how many play, which deal and who dealt it."""
         return {"seat": seat, "players": self.n, "deal": self.deal_no, "dealer": self.dealer}

@@ -145,12 +145,15 @@ class Trump(VictoriaBank, DrawMeldDiscard):
         }
         return Decision(base.kind, base.phase, base.options, constraints)
 
-    def view(self, seat: int) -> dict[str, Any]:
-        view = super().view(seat)
-        for entry, meld in zip(view["table"], self.table):
+    def table_view(self) -> list[dict[str, Any]]:
+        entries = super().table_view()
+        for entry, meld in zip(entries, self.table):
             entry["hung"] = list(meld.hung)
+        return entries
+
+    def view(self, seat: int) -> dict[str, Any]:
         return {
-            **view,
+            **super().view(seat),
             "trump": RANKS[self.trump - 1],
             "laid": [self.laid(s) for s in range(self.n)],
         }
