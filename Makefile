@@ -33,8 +33,11 @@ C_BOT := sample_bots/c/random
 $(C_BOT): sample_bots/c/random.c sample_bots/c/romis.h | ccompiler
 	$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp $< && mv $@.tmp $@
 
+# the interpreter the venv is made from (`make PYTHON=/usr/bin/python3.11 ...`; a Python 3.11 or newer); its build
+# decides a good part of the referee's CPU (bench/referee.py prints which one runs)
+PYTHON ?= python3
 $(PY):
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 
 # the compiled best-split search (referee/rules/_solver.c, an optional extension: the install works without it, on
 # the pure-Python search) needs gcc and the Python headers; install Debian's when they are missing and we may

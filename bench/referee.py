@@ -324,8 +324,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def interpreter() -> str:
+    """Which Python runs the referee (and the Python bots), and whether it calls through a shared libpython: the
+    build matters here. In seven of eight interleaved pairs of runs of this script, pyenv's default build (no PGO
+    or LTO, a shared libpython: every call inside the interpreter through the PLT) spent 20-68% more referee CPU
+    per decision (median 31%) than Debian's /usr/bin/python3.11 (libpython linked into the executable); `make
+    PYTHON=/usr/bin/python3.11 bench` builds the project's venv on another interpreter."""
+    maps = Path("/proc/self/maps")
+    shared = "libpython" in maps.read_text() if maps.exists() else None
+    how = {True: "through a shared libpython", False: "libpython linked into the executable", None: "libpython: ?"}
+    return f"{sys.implementation.name} {sys.version.split()[0]} at {sys.executable} ({how[shared]})"
+
+
 def main() -> None:
     args = parse_args(sys.argv[1:])
+    print(f"interpreter: {interpreter()}")
     lines = sample_requests(args.variant)
     line = sorted(lines, key=len)[len(lines) // 2]
     print(
