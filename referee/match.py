@@ -102,6 +102,9 @@ class Match:
         self._nursery: trio.Nursery | None = None  # the bots' nursery, where CPU deadlines are watched
         self._concurrent = False  # several seats are asked at once (each in a task): no blocking wait
         self._yield_at = 0.0  # the loop passes through trio's scheduler then (YIELD_EVERY)
+        # trio.current_time, or, while the loop runs, its run's clock read directly (trio.current_time is three
+        # Python calls, and the loop reads the clock four times a decision)
+        self._now: Callable[[], float] = trio.current_time
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns.
@@ -182,36 +185,49 @@ class Match:
     # --- the loop ---------------------------------------------------------------------
     async def _play(self) -> None:
         g = self.game
+        self._now = trio.lowlevel.current_clock().current_time
         while not g.is_over():
             seats = g.to_act()
-            decisions = {i: g.decision(i) for i in seats}
-            replies: dict[int, tuple[int, m.Play | None]] = {}
-            if len(seats) == 1:
-                replies[seats[0]] = await self._ask_new(seats[0], decisions[seats[0]])
-            else:  # simultaneous: everyone answers on their own clock, then plays apply in seat order
-                self._concurrent = True
-                try:
-                    async with trio.open_nursery() as nursery:
-                        for i in seats:
-                            nursery.start_soon(self._collect, i, decisions[i], replies)
-                finally:
-                    self._concurrent = False
-            for i in sorted(seats):
-                await self._settle(i, decisions[i], *replies[i])
+            if len(seats) == 1:  # most decisions: one seat asked, in this task
+                i = seats[0]
+                decision, rid = g.decision(i), self._new_id()
+                answers = [(i, decision, rid, await self._ask(i, rid, decision))]
+            else:
+                answers = await self._ask_all(seats)
+            for i, decision, rid, reply in answers:
+                await self._settle(i, decision, rid, reply)
                 if self.seats[i].fault is not None:
                     await self._close_if_faulted(i)
             if len(g.deal_results) > self._deals_sent:  # most decisions end no deal: no coroutine to run
                 await self._broadcast_deal_ends()
-            if (now := trio.current_time()) >= self._yield_at:
+            if (now := self._now()) >= self._yield_at:
                 self._yield_at = now + YIELD_EVERY
                 await trio.lowlevel.checkpoint()
+
+    async def _ask_all(self, seats: list[int]) -> list[tuple[int, m.Decision, int, m.Play | None]]:
+        """A simultaneous decision: everyone answers on their own clock; the answers in seat order (plays apply
+        in that order)."""
+        decisions = {i: self.game.decision(i) for i in seats}
+        replies: dict[int, tuple[int, m.Play | None]] = {}
+        self._concurrent = True
+        try:
+            async with trio.open_nursery() as nursery:
+                for i in seats:
+                    nursery.start_soon(self._collect, i, decisions[i], replies)
+        finally:
+            self._concurrent = False
+        return [(i, decisions[i], *replies[i]) for i in sorted(seats)]
 
     async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
         into[i] = await self._ask_new(i, decision)
 
-    async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
+    def _new_id(self) -> int:
         rid = self.next_id
         self.next_id += 1
+        return rid
+
+    async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
+        rid = self._new_id()
         return rid, await self._ask(i, rid, decision)
 
     async def _settle(self, i: int, decision: m.Decision, rid: int, reply: m.Play | None) -> None:
@@ -243,9 +259,10 @@ class Match:
             return None
         line = m.encode(m.Request(rid, decision, g.request_view(i), events, m.Clock(self.limits.move_time, seat.bank)))
         proc, budget = seat.proc, self.limits.move_time + seat.bank
-        proc.resume()  # --pause-idle: the clock starts only once the bot runs again
+        if proc.paused:  # --pause-idle: the clock starts only once the bot runs again
+            proc.resume()
         cpu_clock = self.limits.clock == "cpu"
-        cpu, start = proc.cpu_time() if cpu_clock else 0.0, trio.current_time()
+        cpu, start = proc.cpu_time() if cpu_clock else 0.0, self._now()
         seat.asked_at = start
         try:
             reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
@@ -257,7 +274,7 @@ class Match:
         if why:
             self._fault(i, "timeout", why)
             return None
-        now = trio.current_time()
+        now = self._now()
         used = seat.cpu_mark
         if cpu_clock or self.record or now >= seat.cpu_read_at:
             used, seat.cpu_read_at = proc.cpu_time(), now + CPU_READ_EVERY
@@ -308,7 +325,7 @@ class Match:
     def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float) -> m.Play | None:
         """The play for request `rid` if it is there now or, while one seat is asked, comes within BLOCKING_WAIT
         (not if the deadline is nearer: the scope of a wait times it out). None if not yet."""
-        if self._concurrent or deadline - trio.current_time() <= BLOCKING_WAIT:
+        if self._concurrent or deadline - self._now() <= BLOCKING_WAIT:
             return self._ready_play(i, proc, rid)
         line = proc.receive_line_within(BLOCKING_WAIT)
         if line is None:
