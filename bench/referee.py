@@ -8,7 +8,7 @@ allows up to 3 (python random, python greedy, node random, repeated in that orde
 options {"max_deals": 2}; time.process_time() of this process (bots are children, not counted)
 divided by the decisions the bots answered. "whole match" includes spawning, handshake and shutdown;
 "match loop" is Match._play only. Target (issue 16): referee CPU per decision in the match loop <= 1.25x the raw
-round trip (wall).
+round trip (wall), judged on the median of `--rounds` (default 3) plays of the plain row, each with its own echo.
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
 thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
@@ -64,6 +64,9 @@ ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
 TARGET = 1.25
+# the plain row's rounds: this machine's speed drifts by the minute (one ratio ranged 1.05x-1.46x over eight runs
+# of the same code), so the target is judged on the median of rounds rather than on one
+ROUNDS = 3
 # Pinned in every row but the sandbox one (and for the echo bot): `romis play` picks the PID namespace by
 # default where the machine allows it, which would put the wrapper's cost in every row.
 PLAIN: dict[str, Any] = {"sandbox": SUBREAPER}
@@ -252,9 +255,9 @@ def unavailable(flags: dict[str, Any]) -> str | None:
     return None
 
 
-def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> bool:
+def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> float:
     """Run the matches with `flags`, echo round trips between them, and print the referee CPU per decision against
-    those round trips; True if within TARGET."""
+    those round trips; the match loop's ratio."""
     echo = EchoSlices(args.line)
     decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags, echo)
     rtt_wall, rtt_cpu = echo.per_trip()
@@ -263,17 +266,15 @@ def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) 
         f"per decision (the time charged to the bots' clocks); echo between the matches {rtt_wall * 1e6:.1f} µs "
         f"wall, {rtt_cpu * 1e6:.1f} µs referee CPU per round trip"
     )
-    met = True
     for name, cpu in (("whole match", whole), ("match loop", loop)):
         per = cpu / decisions
         ratio = per / rtt_wall
-        met = met and ratio <= TARGET
         print(
             f"    referee CPU per decision, {name:11s}: {per * 1e6:7.1f} µs = {ratio:5.2f}x echo round trip wall "
             f"({per / rtt_cpu:5.2f}x its referee CPU); "
             f"target <= {TARGET:.2f}x: {'met' if ratio <= TARGET else 'MISSED'}"
         )
-    return met
+    return ratio
 
 
 def compare(args: argparse.Namespace, rtt_wall: float) -> None:
@@ -300,6 +301,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="SLUG",
         help="also play the plain row of this variant (e.g. classic) and print the ratio of referee CPU per decision",
     )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=ROUNDS,
+        metavar="R",
+        help=f"play the plain row R times, each with its own echo slices; the target on the median (default {ROUNDS})",
+    )
     p.add_argument("--profile", action="store_true", help="print cProfile hot spots of the plain matches")
     p.add_argument("--steps", action="store_true", help="print the time of the referee's steps in the plain matches")
     p.add_argument(
@@ -320,6 +328,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         args.variant = find_variant(args.variant).slug
     except ConfigError as e:
         p.exit(2, f"bench/referee.py: {e}\n")
+    if args.rounds < 1:
+        p.exit(2, f"bench/referee.py: --rounds must be at least 1, not {args.rounds}\n")
     args.seeds = SEEDS[: args.seeds]
     return args
 
@@ -366,9 +376,19 @@ def main() -> None:
         if why is not None:
             print(f"  [{label}] skipped: {why}")
             continue
-        met = report_matches(label, flags, args)
+        rounds = args.rounds if flags is PLAIN else 1
+        ratios = sorted(
+            report_matches(label if rounds == 1 else f"{label}, round {r + 1}", flags, args) for r in range(rounds)
+        )
         if flags is PLAIN:
-            verdicts.append(met)
+            ratio = statistics.median(ratios)
+            verdicts.append(ratio <= TARGET)
+            if rounds > 1:
+                print(
+                    f"  [{label}] match loop over {rounds} rounds: median {ratio:.2f}x echo round trip wall (rounds "
+                    f"{', '.join(f'{x:.2f}x' for x in ratios)}); target <= {TARGET:.2f}x: "
+                    f"{'met' if ratio <= TARGET else 'MISSED'}"
+                )
     if args.against:
         compare(args, rtt_wall)
     if args.profile or not all(verdicts):
