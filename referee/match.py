@@ -190,8 +190,8 @@ class Match:
             seats = g.to_act()
             if len(seats) == 1:  # most decisions: one seat asked, in this task
                 i = seats[0]
-                decision, rid = g.decision(i), self._new_id()
-                answers = [(i, decision, rid, await self._ask(i, rid, decision))]
+                decision = g.decision(i)
+                answers = [(i, decision, *await self._ask_new(i, decision))]
             else:
                 answers = await self._ask_all(seats)
             for i, decision, rid, reply in answers:
@@ -221,13 +221,9 @@ class Match:
     async def _collect(self, i: int, decision: m.Decision, into: dict) -> None:
         into[i] = await self._ask_new(i, decision)
 
-    def _new_id(self) -> int:
+    async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
         rid = self.next_id
         self.next_id += 1
-        return rid
-
-    async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
-        rid = self._new_id()
         return rid, await self._ask(i, rid, decision)
 
     async def _settle(self, i: int, decision: m.Decision, rid: int, reply: m.Play | None) -> None:
