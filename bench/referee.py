@@ -206,37 +206,43 @@ def step_times(variant: str, seeds: tuple[int, ...]) -> None:
     loop's CPU (the loop's own code)."""
     spent: dict[str, int] = {}
 
-    def timed(label: str, f: Callable) -> Callable:
-        spent[label] = 0
+    def timed(label: str, f: Callable, clock: Callable[[], int] = time.perf_counter_ns) -> Callable:
+        spent.setdefault(label, 0)
 
         def call(*args: Any) -> Any:
             if not TimedMatch.playing:  # the CPU readings of the start and the end of a match
                 return f(*args)
-            start = time.perf_counter_ns()
+            start = clock()
             try:
                 return f(*args)
             finally:
-                spent[label] += time.perf_counter_ns() - start
+                spent[label] += clock() - start
 
         return call
 
-    exchange = Match._exchange
+    wait = Match._exchange_wait
 
-    async def timed_exchange(self: Match, *args: Any) -> Any:  # its CPU: it waits for the bot
+    async def timed_wait(self: Match, *args: Any) -> Any:  # its CPU: it waits for the bot
         start = time.process_time_ns()
         try:
-            return await exchange(self, *args)
+            return await wait(self, *args)
         finally:
             spent["exchange"] += time.process_time_ns() - start
 
     game = find_variant(variant)
     steps = [(game, name, name) for name in ("decision", "view", "events_since", "apply")]
     steps += [(m, "encode", "encode"), (match_module, "decode_reply", "decode"), (BotProcess, "cpu_time", "cpu_time")]
+    # the exchange: the write, the quick wait for the play (one poll() of the pipe, up to BLOCKING_WAIT) and the
+    # wait under trio's scheduler for a later play; their CPU, as they may block
+    exchange = [(BotProcess, "send_nowait"), (Match, "_quick_play")]
     with ExitStack() as stack:
         for owner, name, label in steps:
             stack.enter_context(mock.patch.object(owner, name, timed(label, getattr(owner, name))))
-        spent["exchange"] = 0
-        stack.enter_context(mock.patch.object(Match, "_exchange", timed_exchange))
+        for owner, name in exchange:
+            stack.enter_context(
+                mock.patch.object(owner, name, timed("exchange", getattr(owner, name), time.process_time_ns))
+            )
+        stack.enter_context(mock.patch.object(Match, "_exchange_wait", timed_wait))
         decisions, _, loop, _, _ = run_matches(variant, seeds, PLAIN)
     spent["exchange"] -= spent["decode"]  # the decoding of the play is timed on its own
     print("\n--- the referee's steps in the loop of the plain matches, µs per decision ---")

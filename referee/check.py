@@ -20,7 +20,7 @@ from xml.etree import ElementTree as ET
 import trio
 
 from protocol import messages as m
-from referee.match import Match, Seat, split_command
+from referee.match import Match, Pending, Seat, split_command
 from referee.reaper import guard
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
@@ -131,21 +131,19 @@ class CheckMatch(Match):
         if left:
             self.findings["left_processes"] = f"{len(left)} process(es) of its session still running after it exited"
 
-    async def _exchange(
-        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float, cpu: float
-    ) -> tuple[m.Play | None, str]:
+    async def _exchange_wait(self, i: int, proc: BotProcess, rid: int, w: Pending) -> tuple[m.Play | None, str]:
         used, start = proc.cpu_time(), trio.current_time()
-        reply, why = await super()._exchange(i, proc, rid, line, budget, cpu)
+        reply, why = await super()._exchange_wait(i, proc, rid, w)
         if why:  # what the bot burned before its timeout (a reply in time needs no second reading)
             burned, wall = proc.cpu_time() - used, trio.current_time() - start
             if burned > BUSY * wall:
                 self.findings["busy_wait"] = f"{burned:.2f} s of CPU in the {wall:.2f} s before its timeout"
         return reply, why
 
-    async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
+    def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | Pending | None:
         if i == 0:
             self._before = (list(self.actions), self.game.view(0))
-        return await super()._ask(i, rid, decision)
+        return super()._ask(i, rid, decision)
 
     def _log(self, i: int, rid: int | None, decision: m.Decision, ops: list, verdict: str) -> None:
         if verdict in ("ok", "fallback"):

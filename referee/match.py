@@ -56,6 +56,17 @@ class Seat:
     cpus: list[float] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class Pending:
+    """A request whose play was not there at once (`Match._ask`): what waiting for it takes."""
+
+    rest: bytes  # what of the request line its pipe has not taken yet
+    budget: float  # the seat's clock: move time and bank
+    wall: float  # the wait's wall-time limit, from `start`
+    cpu: float  # the bot's CPU when its clock started (the CPU clock)
+    start: float  # when its clock started (trio time)
+
+
 def split_command(command: str) -> list[str]:
     """argv of a bot command (no shell); ConfigError if the program cannot be found.
 
@@ -188,18 +199,24 @@ class Match:
         self._now = trio.lowlevel.current_clock().current_time
         while not g.is_over():
             seats = g.to_act()
-            if len(seats) == 1:  # most decisions: one seat asked, in this task
+            if len(seats) == 1:  # most decisions: one seat asked, in this task, without a coroutine unless it waits
                 i = seats[0]
                 decision = g.decision(i)
-                answers = [(i, decision, *await self._ask_new(i, decision))]
+                rid, reply = self._ask_new_now(i, decision)
+                if isinstance(reply, Pending):
+                    reply = await self._ask_wait(i, rid, reply)
+                answers = [(i, decision, rid, reply)]
             else:
                 answers = await self._ask_all(seats)
             for i, decision, rid, reply in answers:
-                await self._settle(i, decision, rid, reply)
+                error = None if reply is None else self._try_apply(i, decision, rid, reply)
+                if reply is None or error is not None:
+                    await self._settle(i, decision, rid, reply, error)
                 if self.seats[i].fault is not None:
                     await self._close_if_faulted(i)
             if len(g.deal_results) > self._deals_sent:  # most decisions end no deal: no coroutine to run
                 await self._broadcast_deal_ends()
+            # the one checkpoint of decisions whose plays came without a wait: cancellation lands here
             if (now := self._now()) >= self._yield_at:
                 self._yield_at = now + YIELD_EVERY
                 await trio.lowlevel.checkpoint()
@@ -222,92 +239,123 @@ class Match:
         into[i] = await self._ask_new(i, decision)
 
     async def _ask_new(self, i: int, decision: m.Decision) -> tuple[int, m.Play | None]:
+        rid, reply = self._ask_new_now(i, decision)
+        return rid, await self._ask_wait(i, rid, reply) if isinstance(reply, Pending) else reply
+
+    def _ask_new_now(self, i: int, decision: m.Decision) -> tuple[int, m.Play | Pending | None]:
         rid = self.next_id
         self.next_id += 1
-        return rid, await self._ask(i, rid, decision)
+        return rid, self._ask(i, rid, decision)
 
-    async def _settle(self, i: int, decision: m.Decision, rid: int, reply: m.Play | None) -> None:
-        """Apply a seat's reply; on an illegal play retry (if allowed) or forfeit; a faulted seat gets the fallback."""
+    def _try_apply(self, i: int, decision: m.Decision, rid: int, reply: m.Play) -> IllegalAction | None:
+        """Apply a seat's play and log it: None if it was legal, else why not (nothing changed)."""
+        try:
+            self.game.apply(i, reply.ops)
+        except IllegalAction as e:
+            self._log(i, rid, decision, reply.ops, f"illegal:{e.rule}")
+            return e
+        self._log(i, rid, decision, reply.ops, "ok")
+        return None
+
+    async def _settle(
+        self, i: int, decision: m.Decision, rid: int, reply: m.Play | None, error: IllegalAction | None = None
+    ) -> None:
+        """Apply a seat's reply (`error`: it was tried already and was illegal so); on an illegal play retry (if
+        allowed) or forfeit; a faulted seat gets the fallback."""
         g = self.game
         tries = 0
         while reply is not None:
-            try:
-                g.apply(i, reply.ops)
-                self._log(i, rid, decision, reply.ops, "ok")
+            if error is None and (error := self._try_apply(i, decision, rid, reply)) is None:
                 return
-            except IllegalAction as e:
-                self._log(i, rid, decision, reply.ops, f"illegal:{e.rule}")
-                if tries >= self.seats[i].retries:
-                    self._fault(i, "illegal", str(e))
-                    break
-                tries += 1
-                await self._send(i, m.Rejected(rid, e.rule, e.message, self.seats[i].retries - tries))
-                rid, reply = await self._ask_new(i, decision)
+            if tries >= self.seats[i].retries:
+                self._fault(i, "illegal", str(error))
+                break
+            tries += 1
+            await self._send(i, m.Rejected(rid, error.rule, error.message, self.seats[i].retries - tries))
+            rid, reply = await self._ask_new(i, decision)
+            error = None
         ops = g.fallback(i)
         g.apply(i, ops)
         self._log(i, None, decision, ops, "fallback")
 
-    async def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | None:
-        """Send a request and wait for its play on the seat's clock (move time, then bank); None on a fault."""
-        seat, g = self.seats[i], self.game
+    def _ask(self, i: int, rid: int, decision: m.Decision) -> m.Play | Pending | None:
+        """Send a request and take its play if it comes at once (`_quick_play`); None on a fault; else what
+        `_ask_wait` needs to wait for it on the seat's clock (move time, then bank)."""
+        seat, g, limits = self.seats[i], self.game, self.limits
         events, seat.cursor = g.events_since(i, seat.cursor)
         if seat.fault is not None or seat.proc is None:
             return None
-        line = m.encode(m.Request(rid, decision, g.request_view(i), events, m.Clock(self.limits.move_time, seat.bank)))
-        proc, budget = seat.proc, self.limits.move_time + seat.bank
+        line = m.encode(m.Request(rid, decision, g.request_view(i), events, m.Clock(limits.move_time, seat.bank)))
+        proc, budget = seat.proc, limits.move_time + seat.bank
         if proc.paused:  # --pause-idle: the clock starts only once the bot runs again
             proc.resume()
-        cpu_clock = self.limits.clock == "cpu"
-        cpu, start = proc.cpu_time() if cpu_clock else 0.0, self._now()
-        seat.asked_at = start
+        cpu = proc.cpu_time() if limits.clock == "cpu" else 0.0
+        start = seat.asked_at = self._now()
+        # under the CPU clock (watched in the nursery) the wait has a wall-time cap
+        wall = limits.wall_cap(budget - limits.move_time) if limits.clock == "cpu" and self._nursery else budget
+        sent = proc.send_nowait(line)
         try:
-            reply, why = await self._exchange(i, proc, rid, line, budget, cpu)
+            reply = self._quick_play(i, proc, rid, start + wall) if sent == len(line) else None
         except BotFault as f:
             self._fault(i, f.kind, f.detail)
             return None
-        if self.limits.pause_idle:
-            proc.pause()
-        if why:
+        if reply is None:
+            return Pending(line[sent:], budget, wall, cpu, start)
+        return self._account(i, proc, reply, budget, cpu, start)
+
+    async def _ask_wait(self, i: int, rid: int, w: Pending) -> m.Play | None:
+        """Wait for the play of request `rid`, once `_ask` has found it is not there yet; None on a fault."""
+        proc = self.seats[i].proc
+        assert proc is not None
+        try:
+            reply, why = await self._exchange_wait(i, proc, rid, w)
+        except BotFault as f:
+            self._fault(i, f.kind, f.detail)
+            return None
+        if reply is None:  # timed out: why
+            if self.limits.pause_idle:
+                proc.pause()
             self._fault(i, "timeout", why)
             return None
+        return self._account(i, proc, reply, w.budget, w.cpu, w.start)
+
+    def _account(
+        self, i: int, proc: BotProcess, reply: m.Play, budget: float, cpu: float, start: float
+    ) -> m.Play | None:
+        """Charge a play in time to the seat's clock (its bank, its wall and CPU figures); None if, on the CPU
+        clock, the bot used more than its budget after all."""
+        seat, limits = self.seats[i], self.limits
+        if limits.pause_idle:
+            proc.pause()
         now = self._now()
         used = seat.cpu_mark
+        cpu_clock = limits.clock == "cpu"
         if cpu_clock or self.record or now >= seat.cpu_read_at:
             used, seat.cpu_read_at = proc.cpu_time(), now + CPU_READ_EVERY
         charged = used - cpu if cpu_clock else now - start
         if cpu_clock and charged > budget:  # over budget between the watch's polls, or without a watch (no wait)
             self._fault(i, "timeout", cpu_overrun(budget))
             return None
-        seat.bank = max(0.0, seat.bank - max(0.0, charged - self.limits.move_time))
+        seat.bank = max(0.0, seat.bank - max(0.0, charged - limits.move_time))
         seat.walls.append(now - start)
         seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reading (its previous reply)
         seat.cpu_mark = used
         return reply
 
-    async def _exchange(
-        self, i: int, proc: BotProcess, rid: int, line: bytes, budget: float, cpu: float
-    ) -> tuple[m.Play | None, str]:
-        """Write the request and read its play within `budget` seconds of the seat's clock: (play, "") or
-        (None, why it timed out). Under the CPU clock (`cpu`: the bot's CPU when it was continued) the CPU is
-        watched and a wall cap applies. A play there already once the request is written, or there within
-        BLOCKING_WAIT (one poll() of the pipe, while one seat is asked), is taken without the
-        cancel scope and the pass through trio's scheduler that a wait needs: they cost more than the rest of the
-        exchange. A later play, or a partial line, is waited for under the scope."""
+    async def _exchange_wait(self, i: int, proc: BotProcess, rid: int, w: Pending) -> tuple[m.Play | None, str]:
+        """Finish writing the request (`w.rest`) and read its play within the seat's clock: (play, "") or (None,
+        why it timed out). Under the CPU clock (`w.cpu`: the bot's CPU when it was continued) the CPU is watched
+        and a wall cap applies; a partial line, or a play that takes longer than `_quick_play` waits, is waited
+        for here, under a cancel scope and trio's scheduler."""
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
-        wall = self.limits.wall_cap(budget - self.limits.move_time) if cpu_clock else budget
-        deadline = self.seats[i].asked_at + wall
-        sent = proc.send_nowait(line)
-        if sent == len(line) and (reply := self._quick_play(i, proc, rid, deadline)) is not None:
-            await trio.lowlevel.checkpoint_if_cancelled()  # the one checkpoint of an exchange that does not wait
-            return reply, ""
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
-        with trio.move_on_at(deadline) as scope:
+        with trio.move_on_at(w.start + w.wall) as scope:
             if self._nursery and watcher:
-                self._nursery.start_soon(watch_cpu, proc, cpu, budget, scope, watcher)
+                self._nursery.start_soon(watch_cpu, proc, w.cpu, w.budget, scope, watcher)
             try:
-                if sent < len(line):
-                    await proc.send(line[sent:])
+                if w.rest:
+                    await proc.send(w.rest)
                 reply = await self._await_play(i, proc, rid)
             finally:
                 if watcher:  # cancelling a scope costs a repr of the task in trio: only where there is a watch
@@ -315,8 +363,9 @@ class Match:
         if not scope.cancelled_caught:
             return reply, ""
         if cpu_clock and trio.current_time() < scope.deadline:
-            return None, cpu_overrun(budget)
-        return None, f"no reply within {wall:.2f} s" + (" (the wall-time cap of the CPU clock)" if cpu_clock else "")
+            return None, cpu_overrun(w.budget)
+        clock = " (the wall-time cap of the CPU clock)" if cpu_clock else ""
+        return None, f"no reply within {w.wall:.2f} s" + clock
 
     def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float) -> m.Play | None:
         """The play for request `rid` if it is there now or, while one seat is asked, comes within BLOCKING_WAIT
