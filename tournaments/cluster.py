@@ -27,6 +27,7 @@ import hashlib
 import io
 import logging
 import os
+import posixpath
 import secrets
 import shlex
 import shutil
@@ -120,12 +121,38 @@ def unpack(data: bytes, root: Path) -> None:
         return
     root.parent.mkdir(parents=True, exist_ok=True)
     tmp = root.with_name(f".{root.name}.{secrets.token_hex(4)}")
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(tmp, filter="data")  # no path out of the folder; the owner's executable bits stay
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            extract_data(tar, tmp)  # no path out of the folder; the owner's executable bits stay
+    except BaseException:  # a refused member: no partial folder is left in the worker's directory
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     try:
         tmp.rename(root)
     except OSError:  # another task of this worker got there first
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def extract_data(tar: tarfile.TarFile, dest: Path) -> None:
+    """Extract `tar` into `dest` under tarfile's "data" filter. A Python older than 3.11.4 (Debian 12's python3.11
+    is 3.11.2) has no filters: there each member is checked here as that filter would, for what a bot folder holds
+    (files, folders and links, none leading out of `dest`; no setuid bits, no write bits for group or others), and
+    a tarfile.TarError names the first member that fails."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    members = tar.getmembers()
+    for info in members:
+        names = [info.name]
+        if info.issym():
+            names.append(posixpath.join(posixpath.dirname(info.name), info.linkname))
+        elif info.islnk():
+            names.append(info.linkname)
+        plain = info.isfile() or info.isdir() or info.issym() or info.islnk()
+        if not plain or any(posixpath.isabs(n) or posixpath.normpath(n).split("/")[0] == ".." for n in names):
+            raise tarfile.TarError(f"{info.name!r} is not a file, folder or link inside a bot folder")
+        info.mode = (info.mode & 0o755) | (0o600 if info.isfile() else 0)
+    tar.extractall(dest, members)
 
 
 def bot_folder(command: str) -> tuple[Folder, bytes] | None:
