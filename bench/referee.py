@@ -9,6 +9,11 @@ options {"max_deals": 2}; time.process_time() of this process (bots are children
 divided by the decisions the bots answered. "whole match" includes spawning, handshake and shutdown;
 "match loop" is Match._play only. Target (issue 16): referee CPU per decision in the match loop <= 1.25x the raw
 round trip (wall), judged on the median of `--rounds` (default 3) plays of the plain row, each with its own echo.
+After the plain row, "[machine]" lines give what this machine charges whatever the loop's code: the engine's and
+codec's work of a decision replayed in-process back to back and after a sleep as long as the bots' mean think (cold
+caches), the CPU of that sleep itself, and the ratio a loop that cost nothing beyond the echo's exchange and that
+cold work would reach (where that floor is above the target, no change to the loop's own code can meet it here:
+only less engine and codec work can).
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
 thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
@@ -86,18 +91,58 @@ def seat_commands(variant: str) -> list[str]:
     return [BOTS[i % len(BOTS)] for i in range(seats)]
 
 
-def sample_requests(variant: str, seed: int = 1) -> list[bytes]:
-    """Every request line the referee would send in one in-process match of `variant` between sample brains."""
+def sample_match(variant: str, seed: int = 1) -> tuple[list[bytes], list[bytes]]:
+    """One in-process match of `variant` between sample brains: every request line the referee would send, and
+    every play line the bots would answer."""
     g = find_variant(variant)(len(seat_commands(variant)), OPTIONS, seed)
     brains = [Brain(variant, g.n, g.opts, greedy=i % len(BOTS) == GREEDY, seed=i) for i in range(g.n)]
-    cursors, lines = [0] * g.n, list[bytes]()
+    cursors, lines, plays = [0] * g.n, list[bytes](), list[bytes]()
     while not g.is_over():
         s = g.to_act()[0]
         decision, view = g.decision(s), g.view(s)
         events, cursors[s] = g.events_since(s, cursors[s])
         lines.append(m.encode(m.Request(len(lines) + 1, decision, view, events, m.Clock(2.0, 30.0))))
-        g.apply(s, brains[s].choose(decision, view))
-    return lines
+        ops = brains[s].choose(decision, view)
+        plays.append(m.encode(m.Play(len(lines), ops))[:-1])
+        g.apply(s, ops)
+    return lines, plays
+
+
+def replay_work(variant: str, plays: list[bytes], pause: float) -> float:
+    """Referee CPU seconds of the engine's and the codec's work of every decision of the match of `plays`
+    (decision, events, request view, encoding the request, decoding the play, applying it), each decision after a
+    sleep of `pause` s when `pause` > 0, the CPU of those sleeps included."""
+    g = find_variant(variant)(len(seat_commands(variant)), OPTIONS, 1)
+    cursors = [0] * g.n
+    start = time.process_time()
+    for rid, play in enumerate(plays, 1):
+        if pause:
+            time.sleep(pause)
+        s = g.to_act()[0]
+        decision = g.decision(s)
+        events, cursors[s] = g.events_since(s, cursors[s])
+        m.encode(m.Request(rid, decision, g.request_view(s), events, m.Clock(2.0, 30.0)))
+        reply = match_module.decode_reply(play)
+        assert isinstance(reply, m.Play)
+        g.apply(s, reply.ops)
+    return time.process_time() - start
+
+
+def machine_floor(variant: str, plays: list[bytes], pause: float, rounds: int = 5) -> tuple[float, float, float]:
+    """What this machine charges the referee whatever its own code: (warm, cold, sleep) µs of CPU per decision.
+    warm: the engine's and the codec's work of a decision back to back (`replay_work`); cold: the same work done
+    after a sleep of `pause` (the referee sleeps while a bot thinks: caches, TLB and branch predictors go cold, and
+    on a virtual machine much else), without the sleep's own CPU; sleep: the CPU of one such sleep and wake-up.
+    Medians of `rounds` interleaved rounds."""
+    warm, cold, sleep = [], [], []
+    for _ in range(rounds):
+        warm.append(replay_work(variant, plays, 0.0) / len(plays))
+        start = time.process_time()
+        for _ in plays:
+            time.sleep(pause)
+        sleep.append((time.process_time() - start) / len(plays))
+        cold.append(replay_work(variant, plays, pause) / len(plays) - sleep[-1])
+    return tuple(statistics.median(x) * 1e6 for x in (warm, cold, sleep))  # type: ignore[return-value]
 
 
 def round_trip(bot: BotProcess, line: bytes) -> bytes:
@@ -261,9 +306,10 @@ def unavailable(flags: dict[str, Any]) -> str | None:
     return None
 
 
-def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> tuple[float, float]:
+def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> tuple[float, ...]:
     """Run the matches with `flags`, echo round trips between them, and print the referee CPU per decision against
-    those round trips; the ratios of the whole match and of the match loop."""
+    those round trips: the ratios of the whole match and of the match loop, the bots' mean wall per decision, and
+    the echo's wall and referee CPU per round trip (s)."""
     echo = EchoSlices(args.line)
     decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags, echo)
     rtt_wall, rtt_cpu = echo.per_trip()
@@ -282,7 +328,25 @@ def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) 
             f"({per / rtt_cpu:5.2f}x its referee CPU); "
             f"target <= {TARGET:.2f}x: {'met' if ratio <= TARGET else 'MISSED'}"
         )
-    return ratios[0], ratios[1]
+    return ratios[0], ratios[1], waited / decisions, rtt_wall, rtt_cpu
+
+
+def report_floor(variant: str, plays: list[bytes], think: float, rtt_wall: float, rtt_cpu: float) -> None:
+    """What this machine charges the referee whatever its loop's code (`machine_floor`, the sleep as long as the
+    bots' mean wall per decision, `think`), and the ratio a referee would reach here whose loop cost nothing but
+    the echo's own exchange and the engine's and codec's work done cold."""
+    warm, cold, sleep = machine_floor(variant, plays, think)
+    floor = (rtt_cpu * 1e6 + cold) / (rtt_wall * 1e6)
+    print(
+        f"  [machine] the engine's and codec's work of a decision: {warm:.1f} µs of CPU back to back, {cold:.1f} µs "
+        f"after a sleep of {think * 1e6:.0f} µs (x{cold / warm:.1f}: cold caches); one such sleep and wake-up costs "
+        f"{sleep:.1f} µs of CPU by itself"
+    )
+    print(
+        f"  [machine] a loop that cost nothing beyond the echo's exchange ({rtt_cpu * 1e6:.1f} µs) and that cold "
+        f"work: {floor:.2f}x echo round trip wall (the target's {TARGET:.2f}x is "
+        f"{'within' if floor <= TARGET else 'beyond'} this machine's reach for this engine)"
+    )
 
 
 def compare(args: argparse.Namespace, rtt_wall: float) -> None:
@@ -346,8 +410,8 @@ def interpreter() -> str:
     """Which Python runs the referee (and the Python bots), and whether it calls through a shared libpython: the
     build matters here. In seven of eight interleaved pairs of runs of this script, pyenv's default build (no PGO
     or LTO, a shared libpython: every call inside the interpreter through the PLT) spent 20-68% more referee CPU
-    per decision (median 31%) than Debian's /usr/bin/python3.11 (libpython linked into the executable); `make
-    PYTHON=/usr/bin/python3.11 bench` builds the project's venv on another interpreter."""
+    per decision (median 31%) than Debian's /usr/bin/python3.11 (libpython linked into the executable). The
+    Makefile makes the venv on such a build where the machine has one (`make PYTHON=... bench` on another)."""
     maps = Path("/proc/self/maps")
     shared = "libpython" in maps.read_text() if maps.exists() else None
     how = {True: "through a shared libpython", False: "libpython linked into the executable", None: "libpython: ?"}
@@ -357,7 +421,7 @@ def interpreter() -> str:
 def main() -> None:
     args = parse_args(sys.argv[1:])
     print(f"interpreter: {interpreter()}")
-    lines = sample_requests(args.variant)
+    lines, plays = sample_match(args.variant)
     line = sorted(lines, key=len)[len(lines) // 2]
     print(
         f"request lines of a {args.variant} match: {len(lines)}, median {len(line)} B, "
@@ -387,7 +451,7 @@ def main() -> None:
         rounds = args.rounds if flags is PLAIN else 1
         runs = [report_matches(label if rounds == 1 else f"{label}, round {r + 1}", flags, args) for r in range(rounds)]
         if flags is PLAIN:
-            whole, loop = (statistics.median(x) for x in zip(*runs))
+            whole, loop, think, rtt_wall_plain, rtt_cpu_plain = (statistics.median(x) for x in zip(*runs))
             verdicts.append(whole <= TARGET and loop <= TARGET)
             if rounds > 1:
                 print(
@@ -395,6 +459,7 @@ def main() -> None:
                     f"{', '.join(f'{x:.2f}x' for x in sorted(r[1] for r in runs))}), whole match median "
                     f"{whole:.2f}x; target <= {TARGET:.2f}x: {'met' if loop <= TARGET else 'MISSED'} (match loop)"
                 )
+            report_floor(args.variant, plays, think, rtt_wall_plain, rtt_cpu_plain)
     if args.against:
         compare(args, rtt_wall)
     if args.profile or not all(verdicts):

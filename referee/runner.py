@@ -306,8 +306,7 @@ class BotProcess:
         up) while none is complete: one poll() of the pipe and one read. None if no line came (also at end of
         file: `receive_line` then says how the bot went); the same checks as `receive_line`. trio's scheduler does
         not run meanwhile: keep `seconds` short."""
-        line = self._buffered_line()
-        if line is not None:
+        if self._buf and (line := self._buffered_line()) is not None:  # an empty buffer holds no line (most waits)
             return line
         fd = self._fd(self._stdout)  # ClosedResourceError once closed, as for every read: never poll a stale number
         if self._poll is None:
