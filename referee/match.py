@@ -60,6 +60,7 @@ class Seat:
 class Pending:
     """A request whose play was not there at once (`Match._ask`): what waiting for it takes."""
 
+    proc: BotProcess  # the seat's bot
     rest: bytes  # what of the request line its pipe has not taken yet
     budget: float  # the seat's clock: move time and bank
     wall: float  # the wait's wall-time limit, from `start`
@@ -289,10 +290,11 @@ class Match:
         proc, budget = seat.proc, limits.move_time + seat.bank
         if proc.paused:  # --pause-idle: the clock starts only once the bot runs again
             proc.resume()
-        cpu = proc.cpu_time() if limits.clock == "cpu" else 0.0
+        cpu_clock = limits.clock == "cpu"
+        cpu = proc.cpu_time() if cpu_clock else 0.0
         start = seat.asked_at = self._now()
         # under the CPU clock (watched in the nursery) the wait has a wall-time cap
-        wall = limits.wall_cap(budget - limits.move_time) if limits.clock == "cpu" and self._nursery else budget
+        wall = limits.wall_cap(budget - limits.move_time) if cpu_clock and self._nursery else budget
         sent = proc.send_nowait(line)
         try:
             reply = self._quick_play(i, proc, rid, start + wall) if sent == len(line) else None
@@ -300,13 +302,12 @@ class Match:
             self._fault(i, f.kind, f.detail)
             return None
         if reply is None:
-            return Pending(line[sent:], budget, wall, cpu, start)
+            return Pending(proc, line[sent:], budget, wall, cpu, start)
         return self._account(i, proc, reply, budget, cpu, start)
 
     async def _ask_wait(self, i: int, rid: int, w: Pending) -> m.Play | None:
         """Wait for the play of request `rid`, once `_ask` has found it is not there yet; None on a fault."""
-        proc = self.seats[i].proc
-        assert proc is not None
+        proc = w.proc
         try:
             reply, why = await self._exchange_wait(i, proc, rid, w)
         except BotFault as f:
