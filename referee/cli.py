@@ -209,6 +209,7 @@ def play(
 def _deal_printer(hands: bool = False) -> Callable[[dict[str, Any]], None]:
     """Progress for a terminal: each deal's line on stderr as the deal ends (and the hands it revealed)."""
     from rich.console import Console
+    from rich.text import Text
 
     from referee.play import deal_line
 
@@ -216,8 +217,7 @@ def _deal_printer(hands: bool = False) -> Callable[[dict[str, Any]], None]:
 
     def show(deal: dict[str, Any]) -> None:
         label, _, rest = deal_line(deal).partition(":")
-        console.print(f"{label}:", style="bold", end="", markup=False)
-        console.print(rest, markup=False)
+        console.print(Text.assemble((f"{label}:", "bold"), rest))  # one write: Ctrl-C cannot split the line
         for i, hand in enumerate(deal.get("hands", []) if hands else []):
             console.print(f"  seat {i} held {' '.join(hand) or '-'}", markup=False)
 

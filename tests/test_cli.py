@@ -178,6 +178,30 @@ def test_a_terminal_sees_a_line_per_deal_as_the_match_goes():
     assert all(lines.index(s) < header for s in progress)  # shown while playing, not only in the final report
 
 
+def test_a_deal_line_reaches_the_terminal_in_one_write(monkeypatch):
+    # Written in two parts, a Ctrl-C between them left "deal 26:^Cromis: interrupted ..." on one line.
+    from referee.cli import _deal_printer
+
+    class Terminal:
+        def __init__(self):
+            self.writes = []
+
+        def write(self, text):
+            self.writes.append(text)
+
+        def flush(self):
+            pass
+
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    show = _deal_printer()
+    show({"deal": 25, "winner": 0, "scores": [75, -59], "totals": [75, -59]})
+    text = [ANSI.sub("", w) for w in sys.stderr.writes]
+    assert text == ["deal 26: seat 0 won; scores [75, -59] -> totals [75, -59]\n"], sys.stderr.writes
+
+
 def test_json_or_no_progress_on_a_terminal_and_any_output_off_one_have_no_progress():
     code, text = read_until_exit(*spawn_in_terminal(*CLASSIC, "--json"))
     assert code == 0 and "deal 1:" not in text and json.loads(text)["seed"] == 7, text
