@@ -13,7 +13,9 @@ After the plain row, "[machine]" lines give what this machine charges whatever t
 codec's work of a decision replayed in-process back to back and after a sleep as long as the bots' mean think (cold
 caches), the CPU of that sleep itself, and the ratio a loop that cost nothing beyond the echo's exchange and that
 cold work would reach (where that floor is above the target, no change to the loop's own code can meet it here:
-only less engine and codec work can).
+only less engine and codec work can), and then the same for a bare loop: that work and the exchange with bots that
+think as long as the matches' bots (their work on the referee's CPU cools its caches more than an idle sleep), with
+what the match loop's own code costs beyond it.
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
 thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
@@ -68,6 +70,14 @@ GREEDY = 1  # the index in BOTS of the greedy bot, whose brain the request sampl
 ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
+# A bot for the bare loop ([machine] lines): it parses each request and then works, building Python objects as the
+# sample bots do, until `think` s (argv[1]) have passed since it read the line; then it answers with a short line.
+THINKER = (
+    "import json, sys, time\nthink = float(sys.argv[1])\nfor line in sys.stdin.buffer:\n"
+    "    end, request = time.perf_counter() + think, json.loads(line)\n"
+    "    while time.perf_counter() < end:\n        json.dumps(request['view'])\n"
+    "    sys.stdout.buffer.write(b'{}\\n')\n    sys.stdout.buffer.flush()\n"
+)
 TARGET = 1.25
 # the plain row's rounds: this machine's speed drifts by the minute (one ratio ranged 1.05x-1.46x over eight runs
 # of the same code), so the target is judged on the median of rounds rather than on one
@@ -143,6 +153,42 @@ def machine_floor(variant: str, plays: list[bytes], pause: float, rounds: int = 
         sleep.append((time.process_time() - start) / len(plays))
         cold.append(replay_work(variant, plays, pause) / len(plays) - sleep[-1])
     return tuple(statistics.median(x) * 1e6 for x in (warm, cold, sleep))  # type: ignore[return-value]
+
+
+async def bare_loop(variant: str, plays: list[bytes], think: float, rounds: int = 3) -> tuple[float, float]:
+    """(referee CPU, bots' answer) µs per decision of a loop with nothing in it but the engine's and codec's work of
+    each decision of the match of `plays` (as `replay_work`) and its exchange (`round_trip`) with the seat's own bot,
+    one THINKER per seat that works `think` s before it answers: what a decision costs on this machine with bots that
+    think beside the referee (their work cools its caches more than an idle sleep does) before the loop's own
+    bookkeeping (clocks, logs, faults, retries). The bots' answer: the wall of a round trip, to compare with the
+    bots' mean Seat.walls in the matches. Medians of `rounds` replays of the match."""
+    n = len(seat_commands(variant))
+    async with trio.open_nursery() as nursery:
+        argv = [sys.executable, "-c", THINKER, str(think)]
+        bots = [await BotProcess.start(nursery, argv, Limits(**PLAIN)) for _ in range(n)]
+        try:
+            cpus, walls = [], []
+            for _ in range(rounds):
+                g = find_variant(variant)(n, OPTIONS, 1)
+                cursors, wall = [0] * n, 0.0
+                start = time.process_time()
+                for rid, play in enumerate(plays, 1):
+                    s = g.to_act()[0]
+                    decision = g.decision(s)
+                    events, cursors[s] = g.events_since(s, cursors[s])
+                    line = m.encode(m.Request(rid, decision, g.request_view(s), events, m.Clock(2.0, 30.0)))
+                    asked = time.perf_counter()
+                    round_trip(bots[s], line)
+                    wall += time.perf_counter() - asked
+                    reply = match_module.decode_reply(play)
+                    assert isinstance(reply, m.Play)
+                    g.apply(s, reply.ops)
+                cpus.append((time.process_time() - start) / len(plays))
+                walls.append(wall / len(plays))
+            return statistics.median(cpus) * 1e6, statistics.median(walls) * 1e6
+        finally:
+            for bot in bots:
+                await bot.aclose()
 
 
 def round_trip(bot: BotProcess, line: bytes) -> bytes:
@@ -331,10 +377,11 @@ def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) 
     return ratios[0], ratios[1], waited / decisions, rtt_wall, rtt_cpu
 
 
-def report_floor(variant: str, plays: list[bytes], think: float, rtt_wall: float, rtt_cpu: float) -> None:
+def report_floor(variant: str, plays: list[bytes], loop: float, think: float, rtt_wall: float, rtt_cpu: float) -> None:
     """What this machine charges the referee whatever its loop's code (`machine_floor`, the sleep as long as the
-    bots' mean wall per decision, `think`), and the ratio a referee would reach here whose loop cost nothing but
-    the echo's own exchange and the engine's and codec's work done cold."""
+    bots' mean wall per decision, `think`), the ratio a referee would reach here whose loop cost nothing but the
+    echo's own exchange and the engine's and codec's work done cold, and the same for a loop with bots that think
+    (`bare_loop`) against the loop measured (`loop`, µs of CPU per decision): what the loop's own code costs."""
     warm, cold, sleep = machine_floor(variant, plays, think)
     floor = (rtt_cpu * 1e6 + cold) / (rtt_wall * 1e6)
     print(
@@ -346,6 +393,14 @@ def report_floor(variant: str, plays: list[bytes], think: float, rtt_wall: float
         f"  [machine] a loop that cost nothing beyond the echo's exchange ({rtt_cpu * 1e6:.1f} µs) and that cold "
         f"work: {floor:.2f}x echo round trip wall (the target's {TARGET:.2f}x is "
         f"{'within' if floor <= TARGET else 'beyond'} this machine's reach for this engine)"
+    )
+    cpu, wall = trio.run(bare_loop, variant, plays, max(0.0, think - rtt_wall))
+    bare = cpu / (rtt_wall * 1e6)
+    print(
+        f"  [machine] a bare loop (that work and the exchange with {len(seat_commands(variant))} bots that think, "
+        f"answering in {wall:.0f} µs): {cpu:.1f} µs of CPU = {bare:.2f}x echo round trip wall (the target's "
+        f"{TARGET:.2f}x is {'within' if bare <= TARGET else 'beyond'} this machine's reach for this engine with "
+        f"bots that think); the match loop's own code: {loop - cpu:.1f} µs = {loop / (rtt_wall * 1e6) - bare:.2f}x"
     )
 
 
@@ -459,7 +514,7 @@ def main() -> None:
                     f"{', '.join(f'{x:.2f}x' for x in sorted(r[1] for r in runs))}), whole match median "
                     f"{whole:.2f}x; target <= {TARGET:.2f}x: {'met' if loop <= TARGET else 'MISSED'} (match loop)"
                 )
-            report_floor(args.variant, plays, think, rtt_wall_plain, rtt_cpu_plain)
+            report_floor(args.variant, plays, loop * rtt_wall_plain * 1e6, think, rtt_wall_plain, rtt_cpu_plain)
     if args.against:
         compare(args, rtt_wall)
     if args.profile or not all(verdicts):
