@@ -352,10 +352,14 @@ def unavailable(flags: dict[str, Any]) -> str | None:
     return None
 
 
-def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) -> tuple[float, ...]:
+def report_matches(
+    label: str, flags: dict[str, Any], args: argparse.Namespace, plays: list[bytes] | None = None
+) -> tuple[float, ...]:
     """Run the matches with `flags`, echo round trips between them, and print the referee CPU per decision against
     those round trips: the ratios of the whole match and of the match loop, the bots' mean wall per decision, and
-    the echo's wall and referee CPU per round trip (s)."""
+    the echo's wall and referee CPU per round trip (s). With `plays` (the plain row), then a bare loop with bots
+    that think as long as these did (`bare_loop`), and the ratio it reaches: the match loop's own code is the
+    difference; 0.0 without."""
     echo = EchoSlices(args.line)
     decisions, whole, loop, wall, waited = run_matches(args.variant, args.seeds, flags, echo)
     rtt_wall, rtt_cpu = echo.per_trip()
@@ -374,14 +378,22 @@ def report_matches(label: str, flags: dict[str, Any], args: argparse.Namespace) 
             f"({per / rtt_cpu:5.2f}x its referee CPU); "
             f"target <= {TARGET:.2f}x: {'met' if ratio <= TARGET else 'MISSED'}"
         )
-    return ratios[0], ratios[1], waited / decisions, rtt_wall, rtt_cpu
+    bare = 0.0
+    if plays is not None:
+        cpu, answer = trio.run(bare_loop, args.variant, plays, max(0.0, waited / decisions - rtt_wall))
+        bare = cpu / (rtt_wall * 1e6)
+        print(
+            f"    bare loop (the engine's and codec's work and the exchange with {len(seat_commands(args.variant))} "
+            f"bots that think, answering in {answer:.0f} µs): {cpu:7.1f} µs = {bare:5.2f}x echo round trip wall; the "
+            f"match loop's own code: {loop / decisions * 1e6 - cpu:.1f} µs = {ratios[1] - bare:.2f}x"
+        )
+    return ratios[0], ratios[1], waited / decisions, rtt_wall, rtt_cpu, bare
 
 
-def report_floor(variant: str, plays: list[bytes], loop: float, think: float, rtt_wall: float, rtt_cpu: float) -> None:
+def report_floor(variant: str, plays: list[bytes], think: float, rtt_wall: float, rtt_cpu: float) -> None:
     """What this machine charges the referee whatever its loop's code (`machine_floor`, the sleep as long as the
-    bots' mean wall per decision, `think`), the ratio a referee would reach here whose loop cost nothing but the
-    echo's own exchange and the engine's and codec's work done cold, and the same for a loop with bots that think
-    (`bare_loop`) against the loop measured (`loop`, µs of CPU per decision): what the loop's own code costs."""
+    bots' mean wall per decision, `think`), and the ratio a referee would reach here whose loop cost nothing but
+    the echo's own exchange and the engine's and codec's work done cold."""
     warm, cold, sleep = machine_floor(variant, plays, think)
     floor = (rtt_cpu * 1e6 + cold) / (rtt_wall * 1e6)
     print(
@@ -393,14 +405,6 @@ def report_floor(variant: str, plays: list[bytes], loop: float, think: float, rt
         f"  [machine] a loop that cost nothing beyond the echo's exchange ({rtt_cpu * 1e6:.1f} µs) and that cold "
         f"work: {floor:.2f}x echo round trip wall (the target's {TARGET:.2f}x is "
         f"{'within' if floor <= TARGET else 'beyond'} this machine's reach for this engine)"
-    )
-    cpu, wall = trio.run(bare_loop, variant, plays, max(0.0, think - rtt_wall))
-    bare = cpu / (rtt_wall * 1e6)
-    print(
-        f"  [machine] a bare loop (that work and the exchange with {len(seat_commands(variant))} bots that think, "
-        f"answering in {wall:.0f} µs): {cpu:.1f} µs of CPU = {bare:.2f}x echo round trip wall (the target's "
-        f"{TARGET:.2f}x is {'within' if bare <= TARGET else 'beyond'} this machine's reach for this engine with "
-        f"bots that think); the match loop's own code: {loop - cpu:.1f} µs = {loop / (rtt_wall * 1e6) - bare:.2f}x"
     )
 
 
@@ -504,9 +508,13 @@ def main() -> None:
             print(f"  [{label}] skipped: {why}")
             continue
         rounds = args.rounds if flags is PLAIN else 1
-        runs = [report_matches(label if rounds == 1 else f"{label}, round {r + 1}", flags, args) for r in range(rounds)]
+        bare = plays if flags is PLAIN else None
+        runs = [
+            report_matches(label if rounds == 1 else f"{label}, round {r + 1}", flags, args, bare)
+            for r in range(rounds)
+        ]
         if flags is PLAIN:
-            whole, loop, think, rtt_wall_plain, rtt_cpu_plain = (statistics.median(x) for x in zip(*runs))
+            whole, loop, think, rtt_wall_plain, rtt_cpu_plain, _ = (statistics.median(x) for x in zip(*runs))
             verdicts.append(whole <= TARGET and loop <= TARGET)
             if rounds > 1:
                 print(
@@ -514,7 +522,12 @@ def main() -> None:
                     f"{', '.join(f'{x:.2f}x' for x in sorted(r[1] for r in runs))}), whole match median "
                     f"{whole:.2f}x; target <= {TARGET:.2f}x: {'met' if loop <= TARGET else 'MISSED'} (match loop)"
                 )
-            report_floor(args.variant, plays, loop * rtt_wall_plain * 1e6, think, rtt_wall_plain, rtt_cpu_plain)
+            own = sorted(r[1] - r[5] for r in runs)
+            print(
+                f"  [{label}] bare loop median {statistics.median(r[5] for r in runs):.2f}x echo round trip wall: the "
+                f"match loop's own code {statistics.median(own):.2f}x (rounds {', '.join(f'{x:.2f}x' for x in own)})"
+            )
+            report_floor(args.variant, plays, think, rtt_wall_plain, rtt_cpu_plain)
     if args.against:
         compare(args, rtt_wall)
     if args.profile or not all(verdicts):
