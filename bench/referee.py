@@ -13,9 +13,9 @@ After the plain row, "[machine]" lines give what this machine charges whatever t
 codec's work of a decision replayed in-process back to back and after a sleep as long as the bots' mean think (cold
 caches), the CPU of that sleep itself, and the ratio a loop that cost nothing beyond the echo's exchange and that
 cold work would reach (where that floor is above the target, no change to the loop's own code can meet it here:
-only less engine and codec work can), and then the same for a bare loop: that work and the exchange with bots that
-think as long as the matches' bots (their work on the referee's CPU cools its caches more than an idle sleep), with
-what the match loop's own code costs beyond it.
+only less engine and codec work can). Each round of the plain row also replays its work in a bare loop, that work
+and the exchange with bots that answer as fast as the matches' bots (their work on the referee's CPU cools its
+caches more than an idle sleep does): what the match loop's own code costs beyond it is the difference.
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
 thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
@@ -70,7 +70,7 @@ GREEDY = 1  # the index in BOTS of the greedy bot, whose brain the request sampl
 ROUND_TRIPS = 5000
 WARMUP = 200
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n"
-# A bot for the bare loop ([machine] lines): it parses each request and then works, building Python objects as the
+# A bot for the bare loop (`bare_loop`): it parses each request and then works, building Python objects as the
 # sample bots do, until `think` s (argv[1]) have passed since it read the line; then it answers with a short line.
 THINKER = (
     "import json, sys, time\nthink = float(sys.argv[1])\nfor line in sys.stdin.buffer:\n"
@@ -155,13 +155,11 @@ def machine_floor(variant: str, plays: list[bytes], pause: float, rounds: int = 
     return tuple(statistics.median(x) * 1e6 for x in (warm, cold, sleep))  # type: ignore[return-value]
 
 
-async def bare_loop(variant: str, plays: list[bytes], think: float, rounds: int = 3) -> tuple[float, float]:
-    """(referee CPU, bots' answer) µs per decision of a loop with nothing in it but the engine's and codec's work of
-    each decision of the match of `plays` (as `replay_work`) and its exchange (`round_trip`) with the seat's own bot,
-    one THINKER per seat that works `think` s before it answers: what a decision costs on this machine with bots that
-    think beside the referee (their work cools its caches more than an idle sleep does) before the loop's own
-    bookkeeping (clocks, logs, faults, retries). The bots' answer: the wall of a round trip, to compare with the
-    bots' mean Seat.walls in the matches. Medians of `rounds` replays of the match."""
+async def bare_replays(variant: str, plays: list[bytes], think: float, rounds: int) -> tuple[list[float], list[float]]:
+    """(referee CPU, bots' answer) µs per decision, in each of `rounds` replays, of a loop with nothing in it but
+    the engine's and codec's work of each decision of the match of `plays` (as `replay_work`) and its exchange
+    (`round_trip`) with the seat's own bot, one THINKER per seat that works `think` s before it answers. The bots'
+    answer: the wall of a round trip."""
     n = len(seat_commands(variant))
     async with trio.open_nursery() as nursery:
         argv = [sys.executable, "-c", THINKER, str(think)]
@@ -183,12 +181,25 @@ async def bare_loop(variant: str, plays: list[bytes], think: float, rounds: int 
                     reply = match_module.decode_reply(play)
                     assert isinstance(reply, m.Play)
                     g.apply(s, reply.ops)
-                cpus.append((time.process_time() - start) / len(plays))
-                walls.append(wall / len(plays))
-            return statistics.median(cpus) * 1e6, statistics.median(walls) * 1e6
+                cpus.append((time.process_time() - start) / len(plays) * 1e6)
+                walls.append(wall / len(plays) * 1e6)
+            return cpus, walls
         finally:
             for bot in bots:
                 await bot.aclose()
+
+
+def bare_loop(variant: str, plays: list[bytes], answer: float, rtt_wall: float, rounds: int = 3) -> tuple[float, float]:
+    """`bare_replays` with bots that answer in about `answer` s, as the matches' bots did (their mean Seat.walls;
+    `rtt_wall`, the echo's, is the first guess of what answering costs beyond the think): what a decision costs on
+    this machine with bots that think beside the referee (their work cools its caches more than an idle sleep does)
+    before the match loop's own bookkeeping (clocks, logs, faults, retries). Two replays set the think (the bots'
+    first answers are slow: the second counts); then (referee CPU, bots' answer) µs per decision, medians of
+    `rounds` more."""
+    think = max(0.0, answer - rtt_wall)
+    _, first = trio.run(bare_replays, variant, plays, think, 2)
+    cpus, walls = trio.run(bare_replays, variant, plays, max(0.0, think + answer - first[-1] / 1e6), rounds)
+    return statistics.median(cpus), statistics.median(walls)
 
 
 def round_trip(bot: BotProcess, line: bytes) -> bytes:
@@ -380,7 +391,7 @@ def report_matches(
         )
     bare = 0.0
     if plays is not None:
-        cpu, answer = trio.run(bare_loop, args.variant, plays, max(0.0, waited / decisions - rtt_wall))
+        cpu, answer = bare_loop(args.variant, plays, waited / decisions, rtt_wall)
         bare = cpu / (rtt_wall * 1e6)
         print(
             f"    bare loop (the engine's and codec's work and the exchange with {len(seat_commands(args.variant))} "
