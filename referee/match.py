@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any
 
 import msgspec
@@ -34,6 +35,9 @@ CPU_READ_EVERY = 0.01
 # the scheduler at least every YIELD_EVERY, so signals, cancellation and the bots' stderr wait no longer than that.
 BLOCKING_WAIT = 0.002
 YIELD_EVERY = 0.01
+# The loop's own times (a request's start, the walls charged to the bots, when to yield or read CPU next) are
+# time.perf_counter readings: one C call, where trio's clock is a Python method around it. A deadline handed to
+# trio is made relative first (`_exchange_wait`).
 
 
 @dataclass
@@ -50,7 +54,6 @@ class Seat:
     fault_detail: str = ""
     cpu_mark: float = 0.0
     cpu_read_at: float = 0.0  # without a record: the next reading of the bot's CPU is due then (CPU_READ_EVERY)
-    asked_at: float = 0.0  # when the clock of the seat's latest request started (trio time)
     stale: int = 0
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
@@ -65,7 +68,7 @@ class Pending:
     budget: float  # the seat's clock: move time and bank
     wall: float  # the wait's wall-time limit, from `start`
     cpu: float  # the bot's CPU when its clock started (the CPU clock)
-    start: float  # when its clock started (trio time)
+    start: float  # when its clock started (perf_counter time)
 
 
 def split_command(command: str) -> list[str]:
@@ -113,10 +116,7 @@ class Match:
         self._result_line: dict[str, Any] | None = None  # set once the match is decided
         self._nursery: trio.Nursery | None = None  # the bots' nursery, where CPU deadlines are watched
         self._concurrent = False  # several seats are asked at once (each in a task): no blocking wait
-        self._yield_at = 0.0  # the loop passes through trio's scheduler then (YIELD_EVERY)
-        # trio.current_time, or, while the loop runs, its run's clock read directly (trio.current_time is three
-        # Python calls, and the loop reads the clock four times a decision)
-        self._now: Callable[[], float] = trio.current_time
+        self._yield_at = 0.0  # the loop passes through trio's scheduler then (YIELD_EVERY; perf_counter time)
 
     async def run(self) -> dict[str, Any]:
         """Play the match to its end; every bot process is gone when this returns.
@@ -197,13 +197,14 @@ class Match:
     # --- the loop ---------------------------------------------------------------------
     async def _play(self) -> None:
         g = self.game
-        self._now = trio.lowlevel.current_clock().current_time
         while not g.is_over():
             seats = g.to_act()
             if len(seats) == 1:  # most decisions: one seat asked, in this task, without a coroutine unless it waits
                 i = seats[0]
                 decision = g.decision(i)
-                rid, reply = self._ask_new_now(i, decision)
+                rid = self.next_id  # as `_ask_new_now`
+                self.next_id = rid + 1
+                reply = self._ask(i, rid, decision)
                 if isinstance(reply, Pending):
                     reply = await self._ask_wait(i, rid, reply)
                 answers = [(i, decision, rid, reply)]
@@ -218,7 +219,7 @@ class Match:
             if len(g.deal_results) > self._deals_sent:  # most decisions end no deal: no coroutine to run
                 await self._broadcast_deal_ends()
             # the one checkpoint of decisions whose plays came without a wait: cancellation lands here
-            if (now := self._now()) >= self._yield_at:
+            if (now := perf_counter()) >= self._yield_at:
                 self._yield_at = now + YIELD_EVERY
                 await trio.lowlevel.checkpoint()
 
@@ -292,7 +293,7 @@ class Match:
             proc.resume()
         cpu_clock = limits.clock == "cpu"
         cpu = proc.cpu_time() if cpu_clock else 0.0
-        start = seat.asked_at = self._now()
+        start = perf_counter()
         # under the CPU clock (watched in the nursery) the wait has a wall-time cap
         wall = limits.wall_cap(budget - limits.move_time) if cpu_clock and self._nursery else budget
         sent = proc.send_nowait(line)
@@ -328,7 +329,7 @@ class Match:
         seat, limits = self.seats[i], self.limits
         if limits.pause_idle:
             proc.pause()
-        now = self._now()
+        now = perf_counter()
         used = seat.cpu_mark
         cpu_clock = limits.clock == "cpu"
         if cpu_clock or self.record or now >= seat.cpu_read_at:
@@ -337,7 +338,8 @@ class Match:
         if cpu_clock and charged > budget:  # over budget between the watch's polls, or without a watch (no wait)
             self._fault(i, "timeout", cpu_overrun(budget))
             return None
-        seat.bank = max(0.0, seat.bank - max(0.0, charged - limits.move_time))
+        if charged > limits.move_time:  # the bank pays what the move time did not cover
+            seat.bank = max(0.0, seat.bank - (charged - limits.move_time))
         seat.walls.append(now - start)
         seat.cpus.append(used - seat.cpu_mark)  # the bot's CPU since its previous reading (its previous reply)
         seat.cpu_mark = used
@@ -351,7 +353,7 @@ class Match:
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
-        with trio.move_on_at(w.start + w.wall) as scope:
+        with trio.move_on_after(w.start + w.wall - perf_counter()) as scope:  # perf_counter time to trio's
             if self._nursery and watcher:
                 self._nursery.start_soon(watch_cpu, proc, w.cpu, w.budget, scope, watcher)
             try:
@@ -371,7 +373,7 @@ class Match:
     def _quick_play(self, i: int, proc: BotProcess, rid: int, deadline: float) -> m.Play | None:
         """The play for request `rid` if it is there now or, while one seat is asked, comes within BLOCKING_WAIT
         (not if the deadline is nearer: the scope of a wait times it out). None if not yet."""
-        if self._concurrent or deadline - self._now() <= BLOCKING_WAIT:
+        if self._concurrent or deadline - perf_counter() <= BLOCKING_WAIT:
             return self._ready_play(i, proc, rid)
         line = proc.receive_line_within(BLOCKING_WAIT)
         if line is None:
