@@ -353,7 +353,9 @@ class Match:
         cpu_clock = self.limits.clock == "cpu" and self._nursery is not None
         reply, watcher = None, trio.CancelScope() if cpu_clock else None
         # one scope for the write and the read: a bot that stops reading times out too
-        with trio.move_on_after(w.start + w.wall - perf_counter()) as scope:  # perf_counter time to trio's
+        # the deadline in perf_counter time made relative for trio; it may have passed already (the referee lost its
+        # CPU after the write): the scope then times the bot out at once
+        with trio.move_on_after(max(0.0, w.start + w.wall - perf_counter())) as scope:
             if self._nursery and watcher:
                 self._nursery.start_soon(watch_cpu, proc, w.cpu, w.budget, scope, watcher)
             try:

@@ -5,6 +5,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from contextlib import suppress
 from pathlib import Path
 from unittest.mock import Mock
@@ -259,3 +260,15 @@ def test_a_reply_over_the_cpu_budget_times_out_even_if_no_watch_caught_it(monkey
     fault, detail, out = play([SPINNER, RANDOM], move_time=0.03, clock="cpu")
     assert fault == "timeout" and detail == "used more than 0.03 s of CPU without replying", detail
     assert out.result["seats"][1].fault is None
+
+
+def test_a_deadline_that_passed_before_the_wait_is_a_timeout_not_a_crash(monkeypatch):
+    # The referee may lose its CPU between writing a request and waiting for the play: the wait then begins past
+    # the deadline, and must time the bot out at once (trio refuses a negative timeout).
+    def late(self, i, proc, rid, deadline):
+        time.sleep(max(0.0, deadline - time.perf_counter()) + 0.01)
+        return None  # not there yet: the wait under trio takes over
+
+    monkeypatch.setattr(Match, "_quick_play", late)
+    fault, detail, _ = play([RANDOM, RANDOM], move_time=0.05)
+    assert fault == "timeout" and detail == "no reply within 0.05 s", detail
