@@ -202,9 +202,7 @@ class Match:
             if len(seats) == 1:  # most decisions: one seat asked, in this task, without a coroutine unless it waits
                 i = seats[0]
                 decision = g.decision(i)
-                rid = self.next_id  # as `_ask_new_now`
-                self.next_id = rid + 1
-                reply = self._ask(i, rid, decision)
+                rid, reply = self._ask_new_now(i, decision)
                 if isinstance(reply, Pending):
                     reply = await self._ask_wait(i, rid, reply)
                 answers = [(i, decision, rid, reply)]
