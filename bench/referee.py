@@ -118,20 +118,21 @@ def sample_match(variant: str, seed: int = 1) -> tuple[list[bytes], list[bytes]]
     return lines, plays
 
 
-def replay_work(variant: str, plays: list[bytes], pause: float) -> float:
+def replay_work(variant: str, plays: list[bytes], exchange: Callable[[int, bytes], object] | None = None) -> float:
     """Referee CPU seconds of the engine's and the codec's work of every decision of the match of `plays`
-    (decision, events, request view, encoding the request, decoding the play, applying it), each decision after a
-    sleep of `pause` s when `pause` > 0, the CPU of those sleeps included."""
+    (decision, events, request view, encoding the request, decoding the play, applying it); with `exchange`, each
+    request is handed to `exchange(seat, line)` between encoding it and decoding the play (a sleep, a round trip to
+    the seat's bot), its CPU included."""
     g = find_variant(variant)(len(seat_commands(variant)), OPTIONS, 1)
     cursors = [0] * g.n
     start = time.process_time()
     for rid, play in enumerate(plays, 1):
-        if pause:
-            time.sleep(pause)
         s = g.to_act()[0]
         decision = g.decision(s)
         events, cursors[s] = g.events_since(s, cursors[s])
-        m.encode(m.Request(rid, decision, g.request_view(s), events, m.Clock(2.0, 30.0)))
+        line = m.encode(m.Request(rid, decision, g.request_view(s), events, m.Clock(2.0, 30.0)))
+        if exchange:
+            exchange(s, line)
         reply = match_module.decode_reply(play)
         assert isinstance(reply, m.Play)
         g.apply(s, reply.ops)
@@ -146,12 +147,12 @@ def machine_floor(variant: str, plays: list[bytes], pause: float, rounds: int = 
     Medians of `rounds` interleaved rounds."""
     warm, cold, sleep = [], [], []
     for _ in range(rounds):
-        warm.append(replay_work(variant, plays, 0.0) / len(plays))
+        warm.append(replay_work(variant, plays) / len(plays))
         start = time.process_time()
         for _ in plays:
             time.sleep(pause)
         sleep.append((time.process_time() - start) / len(plays))
-        cold.append(replay_work(variant, plays, pause) / len(plays) - sleep[-1])
+        cold.append(replay_work(variant, plays, lambda seat, line: time.sleep(pause)) / len(plays) - sleep[-1])
     return tuple(statistics.median(x) * 1e6 for x in (warm, cold, sleep))  # type: ignore[return-value]
 
 
@@ -160,29 +161,21 @@ async def bare_replays(variant: str, plays: list[bytes], think: float, rounds: i
     the engine's and codec's work of each decision of the match of `plays` (as `replay_work`) and its exchange
     (`round_trip`) with the seat's own bot, one THINKER per seat that works `think` s before it answers. The bots'
     answer: the wall of a round trip."""
-    n = len(seat_commands(variant))
     async with trio.open_nursery() as nursery:
         argv = [sys.executable, "-c", THINKER, str(think)]
-        bots = [await BotProcess.start(nursery, argv, Limits(**PLAIN)) for _ in range(n)]
+        bots = [await BotProcess.start(nursery, argv, Limits(**PLAIN)) for _ in seat_commands(variant)]
         try:
-            cpus, walls = [], []
+            cpus, walls, waits = [], [], list[float]()
+
+            def exchange(seat: int, line: bytes) -> None:
+                asked = time.perf_counter()
+                round_trip(bots[seat], line)
+                waits.append(time.perf_counter() - asked)
+
             for _ in range(rounds):
-                g = find_variant(variant)(n, OPTIONS, 1)
-                cursors, wall = [0] * n, 0.0
-                start = time.process_time()
-                for rid, play in enumerate(plays, 1):
-                    s = g.to_act()[0]
-                    decision = g.decision(s)
-                    events, cursors[s] = g.events_since(s, cursors[s])
-                    line = m.encode(m.Request(rid, decision, g.request_view(s), events, m.Clock(2.0, 30.0)))
-                    asked = time.perf_counter()
-                    round_trip(bots[s], line)
-                    wall += time.perf_counter() - asked
-                    reply = match_module.decode_reply(play)
-                    assert isinstance(reply, m.Play)
-                    g.apply(s, reply.ops)
-                cpus.append((time.process_time() - start) / len(plays) * 1e6)
-                walls.append(wall / len(plays) * 1e6)
+                waits.clear()
+                cpus.append(replay_work(variant, plays, exchange) / len(plays) * 1e6)
+                walls.append(sum(waits) / len(plays) * 1e6)
             return cpus, walls
         finally:
             for bot in bots:
