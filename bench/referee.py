@@ -1,6 +1,6 @@
 """The referee's own CPU time per decision with sample bots over pipes, against a raw pipe round trip.
 
-Raw round trip: a trivial Python echo bot, driven through referee.runner.BotProcess by the match loop's own
+Raw round trip: a trivial Python echo bot, driven through referee.process.runner.BotProcess by the match loop's own
 cheapest path (write without waiting, one poll() and one read: no trio scheduler pass), gets a real request line
 (the median-sized request of the variant) and sends it back; wall and referee CPU per round trip.
 Referee CPU per decision: matches of the variant (`--variant SLUG`, default classic), as many seats as it
@@ -19,7 +19,7 @@ caches more than an idle sleep does): what the match loop's own code costs beyon
 The matches run once per row of CONFIGS (the same seeds; extra runner.Limits flags per row): plain wall clock,
 `--clock cpu` (the CPU of each bot's session read from /proc around every decision and polled while it
 thinks), `--clock cpu --pause-idle` (two more signals per decision), and `--sandbox pid-namespace` (each bot
-started through referee/pidns.py as the init of its own PID namespace). Every other row, and the echo bot, pin
+started through referee/process/pidns.py as the init of its own PID namespace). Every other row, and the echo bot, pin
 `--sandbox subreaper`, the mode with no wrapper process that every machine has, so that a row differs from the
 plain one by its own flags only; where the machine refuses PID namespaces the sandbox row prints why it was
 skipped. The target applies to the plain row.
@@ -52,10 +52,10 @@ import trio
 from protocol import messages as m
 from referee import match as match_module
 from referee.match import BLOCKING_WAIT, Match
+from referee.process.runner import BotProcess, Limits
+from referee.process.spawn import PIDNS, SUBREAPER, sandbox_mode
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
-from referee.runner import BotProcess, Limits
-from referee.spawn import PIDNS, SUBREAPER, sandbox_mode
 from sample_bots.brain import Brain
 
 ROOT = Path(__file__).resolve().parent.parent

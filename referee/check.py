@@ -21,12 +21,12 @@ import trio
 
 from protocol import messages as m
 from referee.match import Match, Pending, Seat, split_command
-from referee.reaper import guard
+from referee.process.reaper import guard
+from referee.process.runner import BotGroup, BotProcess, Limits, session_procs
+from referee.process.spawn import SUBREAPER, check_no_network, proc_stat
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
-from referee.runner import BotGroup, BotProcess, Limits, session_procs
-from referee.spawn import SUBREAPER, check_no_network, proc_stat
 
 SHORT = {"max_deals": 1, "max_turns_per_deal": 60}  # the ordinary match: one short deal
 SEARCH = {"max_deals": 30, "max_turns_per_deal": 60}  # the playout that looks for rare decisions

@@ -164,7 +164,7 @@ def play(
 ) -> None:
     """Play one match between bot programs and print the result."""
     from referee.play import HUMAN, new_match, render_text, run_match
-    from referee.reaper import guard
+    from referee.process.reaper import guard
     from referee.records import RecordError
 
     if seed is None:
@@ -191,7 +191,7 @@ def play(
             pause_idle=pause_idle,
         )
         match.on_deal = _deal_printer(hands=human) if live else None
-        with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/reaper.py)
+        with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/process/reaper.py)
             out = run_match(match, stop_on=(signal.SIGTERM,))
     except KeyboardInterrupt as e:  # every bot is gone by now; the record keeps what was played
         raise _interrupted(getattr(e, "signum", signal.SIGINT), record) from None
@@ -450,7 +450,7 @@ def run(argv: list[str]) -> int:
 
 def _describe_sandbox_in_help() -> None:
     """Add the sandbox in force to `romis play --help`; only then, because finding it out starts processes."""
-    from referee.spawn import describe_sandbox
+    from referee.process.spawn import describe_sandbox
 
     for info in app.registered_commands:
         if info.callback is play:

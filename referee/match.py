@@ -19,11 +19,11 @@ import msgspec
 import trio
 
 from protocol import messages as m
-from referee.clocks import watch_cpu
+from referee.process.clocks import watch_cpu
+from referee.process.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
 from referee.records import DETAIL_LENGTH, RecordWriter, final_ranks
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
-from referee.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
 STALE_RECORDED = 100  # stale replies written to the record per seat; a bot flooding them is not worth gigabytes
 NAME_LENGTH = 64  # characters of the name a bot gives itself, kept for results and reports
@@ -355,7 +355,7 @@ class Match:
         # CPU after the write): the scope then times the bot out at once
         with trio.move_on_after(max(0.0, w.start + w.wall - perf_counter())) as scope:
             if self._nursery and watcher:
-                self._nursery.start_soon(watch_cpu, proc, w.cpu, w.budget, scope, watcher)
+                self._nursery.start_soon(watch_cpu, proc.cpu_time, w.cpu, w.budget, scope, watcher)
             try:
                 if w.rest:
                     await proc.send(w.rest)

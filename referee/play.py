@@ -16,11 +16,11 @@ import trio
 
 from protocol.messages import PROTOCOL_VERSION
 from referee.match import Match
+from referee.process.runner import CLOCKS, Limits
+from referee.process.spawn import SANDBOX_VAR, check_no_network, sandbox_mode
 from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
-from referee.runner import CLOCKS, Limits
-from referee.spawn import SANDBOX_VAR, check_no_network, sandbox_mode
 
 
 class Interrupted(KeyboardInterrupt):

@@ -14,7 +14,7 @@ from collections import Counter
 import msgspec
 
 from protocol import messages as m
-from referee.runner import BotFault, decode_reply
+from referee.process.runner import BotFault, decode_reply
 
 FAULT_KINDS = ("malformed", "unknown_message")
 OP_NAMES = ["draw", "meld", "layoff", "take", "rearrange", "exchange", "discard", "knock", "pass", "claim", "bid"]

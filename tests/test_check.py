@@ -11,9 +11,9 @@ from test_e2e import BAD  # each misbehaving bot and the fault it makes
 from protocol.messages import op_from_builtins
 from referee.check import HYGIENE, base, check_position, declared, junit, positions, render_text, rig_deal, setup
 from referee.cli import run
+from referee.process.runner import Limits
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import VARIANTS, find_variant
-from referee.runner import Limits
 
 pytestmark = pytest.mark.e2e
 GREEDY = "python -m sample_bots.greedy"

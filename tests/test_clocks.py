@@ -15,12 +15,12 @@ import trio
 from procs import marked
 
 from referee import match as match_module
-from referee import runner
 from referee.match import Match
 from referee.play import new_match, play_match, run_match
+from referee.process import runner
+from referee.process.runner import Limits
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
-from referee.runner import Limits
 from tournaments.config import load
 from tournaments.run import game_specs, play_game
 
@@ -252,7 +252,7 @@ SPINNER = (  # spins 0.1 s of CPU, then plays legally, on every request
 def test_a_reply_over_the_cpu_budget_times_out_even_if_no_watch_caught_it(monkeypatch):
     # The watch polls every 15 ms or more, and a reply within the blocking wait has none: the CPU read with the
     # reply decides too. With the watch made blind, only that check can find the overrun.
-    async def blind(bot, start, seconds, target, stop):
+    async def blind(cpu_time, start, seconds, target, stop):
         with stop:
             await trio.sleep_forever()
 

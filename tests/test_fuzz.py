@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import messages as m
+from referee.process.runner import decode_reply
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import VARIANTS
-from referee.runner import decode_reply
 
 HERE = Path(__file__).resolve().parent
 FAST_CASES = 300  # per variant: about a second each

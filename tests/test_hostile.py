@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from referee.match import STALE_RECORDED
 from referee.play import play_match
+from referee.process.runner import BotFault, decode_reply
 from referee.records import replay
-from referee.runner import BotFault, decode_reply
 from sample_bots.bad.hostile import PAYLOADS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -204,7 +204,7 @@ def conversation(slug: str) -> list[list[dict]]:
     from pathlib import Path
 
     from referee.play import play_match
-    from referee.runner import BotProcess
+    from referee.process.runner import BotProcess
 
     sent: dict[int, bytearray] = defaultdict(bytearray)  # by bot: the bytes written to it, in order
     original, original_nowait = BotProcess.send, BotProcess.send_nowait

@@ -16,8 +16,8 @@ from procs import gone, group_cmds, group_gone, wait_until
 
 from protocol import messages as m
 from referee.match import Match
+from referee.process.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
 from referee.rules.variants import find_variant
-from referee.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -233,7 +233,7 @@ async def test_stderr_reader_kills_bot_when_nursery_is_cancelled():
 def test_ctrl_c_leaves_no_process_behind(tmp_path):
     script = textwrap.dedent(f"""
         import sys, trio
-        from referee.runner import Limits, bot_group
+        from referee.process.runner import Limits, bot_group
         async def main():
             async with bot_group() as group:
                 for _ in range(3):
@@ -346,7 +346,7 @@ async def test_misbehaving_bots_misbehave_as_documented(name, rounds, check):
 @pytest.mark.parametrize("prlimit", [True, False], ids=["prlimit", "preexec"])
 async def test_a_script_whose_interpreter_is_missing_is_an_exec_fault(tmp_path, monkeypatch, prlimit):
     if not prlimit:
-        monkeypatch.setattr("referee.spawn._PRLIMIT", None)
+        monkeypatch.setattr("referee.process.spawn._PRLIMIT", None)
     script = tmp_path / "bot"
     script.write_text("#!/nonexistent/python3 -u\nprint('never')\n")
     script.chmod(0o755)

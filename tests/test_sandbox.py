@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from procs import TOKEN_VAR, kill, leftovers, marked, wait_until
 
-from referee import cli, spawn
+from referee import cli
+from referee.process import spawn
 from referee.rules.errors import ConfigError
 from tournaments.config import load
 from tournaments.run import game_specs

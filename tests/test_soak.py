@@ -10,7 +10,7 @@ import procs
 import pytest
 
 from referee.play import play_match
-from referee.runner import Limits
+from referee.process.runner import Limits
 from sample_bots.bad.chaos import _FLOOD, EXPECTED, FORK_CAP, KINDS
 
 ROOT = Path(__file__).resolve().parent.parent

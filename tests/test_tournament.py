@@ -482,7 +482,7 @@ def test_a_worker_killed_by_sigkill_takes_its_bots_along_and_fails_only_its_game
 
 
 def test_the_watchdog_kills_what_carries_its_token_and_the_sessions_they_lead_but_nothing_else():
-    from referee.reaper import VAR, guard
+    from referee.process.reaper import VAR, guard
 
     outsider = subprocess.Popen(["sleep", "60"])  # started before the guard: no token
     child = "import subprocess, sys; print(subprocess.Popen(['sleep', '60'], env={}).pid, flush=True); sys.stdin.read()"

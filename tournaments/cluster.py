@@ -20,7 +20,7 @@ that refuses it stops the run as it does for the local executor (tournaments.run
 A bot that is a folder (a relative path to a file in its command: `bots/mine/run.sh`, `python bots/mine/bot.py`)
 is shipped as a tar of that folder, keyed by its SHA-256, in a worker plugin: every worker, one that joins later
 too, unpacks it once into its local directory (executable bits kept; Dask's UploadDirectory loses them), and the
-bot runs there. Every bot a worker starts dies with it (referee.reaper's watchdog, started by another plugin).
+bot runs there. Every bot a worker starts dies with it (referee.process.reaper's watchdog, started by another plugin).
 """
 
 import hashlib
@@ -45,7 +45,7 @@ from typing import Any
 from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed, get_worker
 from distributed.scheduler import KilledWorker
 
-from referee.reaper import Guard
+from referee.process.reaper import Guard
 from referee.records import RecordError, load_key, sign_record, write_record
 from referee.rules.errors import ConfigError
 from tournaments.run import OnFailure, OnResult, play_game
@@ -81,7 +81,7 @@ class BotFolder(WorkerPlugin):
 
 
 class Watchdog(WorkerPlugin):
-    """referee.reaper's guard in every worker process: a worker that dies (SIGKILL included) takes its bots."""
+    """referee.process.reaper's guard in every worker process: a worker that dies (SIGKILL included) takes its bots."""
 
     name = "romis-watchdog"
     idempotent = True  # a later run (or another tournament) must not replace it: that would kill running bots

@@ -259,7 +259,7 @@ def _check(cfg: Config) -> Config:
     if not isinstance(cfg.no_network, bool):
         raise ConfigError(f"no_network must be true or false, got {cfg.no_network!r}")
     if cfg.no_network:
-        from referee.spawn import check_no_network
+        from referee.process.spawn import check_no_network
 
         check_no_network()
 

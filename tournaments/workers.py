@@ -4,7 +4,7 @@ A worker is a direct child of the tournament process, forked by the thread that 
 (the thread matters: PR_SET_PDEATHSIG fires when the *thread* that forked the child exits). Between
 fork and exec it asks the kernel for SIGKILL when that parent dies; once running it checks that the
 parent has not died already. An idle worker also sees end-of-file on its job pipe. Its bots, and
-their children, carry the token of a watchdog (referee.reaper) that kills them when the worker
+their children, carry the token of a watchdog (referee.process.reaper) that kills them when the worker
 dies, so a SIGKILL of the tournament takes everything with it and no game goes on writing a record.
 
 multiprocessing's pools are not used: with the forkserver context the workers are children of the
@@ -156,7 +156,7 @@ def main() -> None:
     parent, jobs_fd, results_fd = map(int, sys.argv[1:4])
     if os.getppid() != parent:  # the parent died before the PR_SET_PDEATHSIG took effect
         return
-    from referee.reaper import guard
+    from referee.process.reaper import guard
 
     jobs, results = Connection(jobs_fd, writable=False), Connection(results_fd, readable=False)
     sys.path[:] = jobs.recv()

@@ -3,7 +3,7 @@ for a long time holding none of the bot's pipes. The bot itself then plays three
 (`--illegal`: answers its first request with an illegal play instead). `--pidfile PATH`: the grandchild
 writes its PID (as its namespace sees it) there once it has detached, so a test knows it ran.
 
-The grandchild also drops the watchdog's token from its environment (ROMIS_GUARD, referee/reaper.py),
+The grandchild also drops the watchdog's token from its environment (ROMIS_GUARD, referee/process/reaper.py),
 as a daemon that clears its environment would (`--keep-env`: it keeps it). Only a PID namespace or a
 subreaper catches it then: it has left the bot's session and group, and carries no token of ours.
 """

@@ -150,7 +150,7 @@ def describe_sandbox() -> str:
 def sandboxed(argv: list[str], mode: str, no_network: bool) -> list[str]:
     """`argv` wrapped for `mode`; with `no_network`, in a network namespace of its own with only `lo`, up.
 
-    In a PID namespace (referee/pidns.py) the bot is the namespace's init: when it dies, the kernel
+    In a PID namespace (referee/process/pidns.py) the bot is the namespace's init: when it dies, the kernel
     kills everything left in the namespace, setsid() escapees included.
     """
     if mode == PIDNS or no_network:

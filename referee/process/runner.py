@@ -8,12 +8,12 @@ nursery is cancelled, so a forgotten `aclose()` cannot leave a process behind.
 Reach of the kill: the bot runs as the leader of its own session, so `killpg` reaches every
 descendant that stays in its process group, and a sweep over /proc then reaches those that
 moved to another group of the same session. A descendant that calls setsid() itself (a
-daemon) escapes both, so the sandbox (referee.spawn) catches it: a PID namespace per bot,
+daemon) escapes both, so the sandbox (referee.process.spawn) catches it: a PID namespace per bot,
 which dies with the bot, or, where namespaces are refused, this process as child subreaper,
 which adopts such orphans and kills them when a bot closes.
 PR_SET_PDEATHSIG is not set by the runner: trio spawns from a worker thread, and the signal
 fires when that thread exits, not when the referee does. `romis play` and the tournament
-workers run under referee.reaper's watchdog, which covers a SIGKILLed referee.
+workers run under referee.process.reaper's watchdog, which covers a SIGKILLed referee.
 """
 
 import array
@@ -34,8 +34,8 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
-from referee.clocks import SessionTicks
-from referee.spawn import (
+from referee.process.clocks import SessionTicks
+from referee.process.spawn import (
     kill_adopted,
     missing_interpreter,
     proc_stat,
@@ -72,7 +72,7 @@ class Limits:
     file_size_mb: int = 64  # RLIMIT_FSIZE (pipes are not files: stdout/stderr are unaffected)
     stderr_cap: int = 64 * 1024  # bytes of stderr kept (the tail); the rest is dropped and counted
     max_line: int = MAX_LINE_BYTES
-    sandbox: str | None = None  # referee.spawn.PIDNS or SUBREAPER; None: what sandbox_mode() finds
+    sandbox: str | None = None  # referee.process.spawn.PIDNS or SUBREAPER; None: what sandbox_mode() finds
     no_network: bool = False  # a network namespace of its own, with loopback only
     clock: str = "wall"  # or "cpu": move time and bank are judged by the CPU time of the bot's process tree
     pause_idle: bool = False  # SIGSTOP the bot's process group while it is not its decision

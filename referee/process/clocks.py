@@ -6,14 +6,11 @@ that sleeps.
 """
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import trio
 
-from referee.spawn import split_stat
-
-if TYPE_CHECKING:
-    from referee.runner import BotProcess
+from referee.process.spawn import split_stat
 
 _CPU_POLL = 0.015  # how often a CPU deadline is checked; /proc counts in ticks of 10 ms anyway
 
@@ -76,9 +73,9 @@ class SessionTicks:
 
 
 async def watch_cpu(
-    bot: "BotProcess", start: float, seconds: float, target: trio.CancelScope, stop: trio.CancelScope
+    cpu_time: Callable[[], float], start: float, seconds: float, target: trio.CancelScope, stop: trio.CancelScope
 ) -> None:
-    """Cancel `target` once `bot` has used `seconds` of CPU since its `cpu_time()` read `start`; cancel `stop`
+    """Cancel `target` once a bot has used `seconds` of CPU since its `cpu_time()` read `start`; cancel `stop`
     to end the watch. Polls every 15 ms, less often while the deadline is far, so a decision shorter than a
     poll costs no /proc read here."""
     cores = os.cpu_count() or 1
@@ -87,5 +84,5 @@ async def watch_cpu(
         while left > 0:
             # A bot cannot use more than one CPU second per core per second, so sleeping left/cores is safe.
             await trio.sleep(min(max(left / cores, _CPU_POLL), 0.25))
-            left = start + seconds - bot.cpu_time()
+            left = start + seconds - cpu_time()
         target.cancel()
