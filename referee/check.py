@@ -23,7 +23,8 @@ from protocol import messages as m
 from referee.match import Match, Pending, Seat, split_command
 from referee.process.reaper import guard
 from referee.process.runner import BotGroup, BotProcess, Limits, session_procs
-from referee.process.spawn import SUBREAPER, check_no_network, proc_stat
+from referee.process.sandbox import SANDBOX_VAR, Box, sandbox_mode
+from referee.process.spawn import PIDNS, SUBREAPER, proc_stat
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
 from referee.rules.variants import find_variant
@@ -71,8 +72,10 @@ class CheckMatch(Match):
         stop_after: str | None = None,
         history: list | None = None,
         rig: dict | None = None,
+        box: Box | None = None,
     ):
         super().__init__(game, [command], limits)
+        self.boxes = [box or Box()]
         self.actions: list[list] = list(history or [])  # [seat, ops] of every play from the deal of `game.seed`
         self.rig = rig  # the rigged first deal the actions start from (rig_deal), if any
         self.findings: dict[str, str] = {}  # process hygiene: finding -> what was seen
@@ -327,11 +330,15 @@ async def _run(match: CheckMatch) -> CheckMatch:
     return match
 
 
-def check_position(command: str, position: Position, kind: str, limits: Limits) -> tuple[dict[str, Any], dict]:
+def check_position(
+    command: str, position: Position, kind: str, limits: Limits, box: Box
+) -> tuple[dict[str, Any], dict]:
     """The report row of one crafted position, and its hygiene findings: a fresh bot process, started where seat 0
     must decide `kind`."""
     game, history, table = position
-    crafted = trio.run(_run, CheckMatch(game, command, limits, stop_after=kind, history=history, rig=table.get("rig")))
+    crafted = trio.run(
+        _run, CheckMatch(game, command, limits, stop_after=kind, history=history, rig=table.get("rig"), box=box)
+    )
     row = summarize([d for d in crafted.decisions if d["kind"] == kind], "crafted").get(kind)
     if row is None:  # it never answered: it did not start, or faulted before (a startup fault names why)
         faults = [{"fault": crafted.startup_fault, "position": None}] if crafted.startup_fault else []
@@ -340,12 +347,12 @@ def check_position(command: str, position: Position, kind: str, limits: Limits) 
     return row, crafted.findings
 
 
-def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[str, Any]:
+def check_variant(command: str, slug: str, seed: int, limits: Limits, box: Box | None = None) -> dict[str, Any]:
     """The report of one variant: the handshake, the ordinary match's kinds, then the crafted positions'."""
     cls = find_variant(slug)
     players = cls.min_players
     opts = {k: v for k, v in SHORT.items() if k in cls.all_options()}
-    match = trio.run(_run, CheckMatch(cls(players, opts, seed), command, limits))
+    match = trio.run(_run, CheckMatch(cls(players, opts, seed), command, limits, box=box))
     seat = match.seats[0]
     handshake_ok = match.startup_fault is None
     report: dict[str, Any] = {
@@ -362,7 +369,7 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits) -> dict[st
     findings = dict(match.findings)
     if handshake_ok:
         for kind, position in positions(cls, seed, set(kinds)).items():
-            kinds[kind], found = check_position(command, position, kind, limits)
+            kinds[kind], found = check_position(command, position, kind, limits, box or Box())
             findings = found | findings  # the first sighting of each finding
     report["kinds"] = list(kinds.values())
     report["hygiene"] = [{"finding": f, "detail": findings[f]} for f in HYGIENE if f in findings]
@@ -378,20 +385,24 @@ def check(
     seed: int = 1,
     move_time: float = 2.0,
     startup_time: float = 10.0,
-    no_network: bool = False,
+    box: Box | None = None,
+    sandbox: str | None = None,
 ) -> dict:
     """The whole conformance report of `command` over `variants`; ConfigError for bad input before any bot runs.
-    `no_network`: the bot runs in a network namespace of its own, with loopback only (as `romis play
-    --no-network`), so a bot that needs the network fails here as it would in such a tournament."""
+    The bot runs in the sandbox of a tournament (`sandbox`: as `romis play --sandbox`), with what `box` allows, so a
+    bot that needs the network or writes its folder fails here as it would there unless its entrant asks."""
     slugs = [find_variant(v).slug for v in variants]
     split_command(command)
-    if no_network:
-        check_no_network()
-    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=SUBREAPER, no_network=no_network)
+    mode = sandbox_mode(sandbox, "--sandbox" if sandbox is not None else SANDBOX_VAR)
+    if mode == PIDNS:  # trusted bots: the subreaper, so that processes a bot leaves behind are seen, not hidden
+        mode = SUBREAPER
+    box = box or Box()
+    limits = Limits(move_time=move_time, bank=0.0, startup_time=startup_time, sandbox=mode)
     with guard():
-        reports = [check_variant(command, slug, seed, limits) for slug in slugs]
+        reports = [check_variant(command, slug, seed, limits, box) for slug in slugs]
     passed = all(r["passed"] for r in reports)
-    return {"bot": command, "passed": passed, "no_network": no_network, "variants": reports}
+    sandboxed = {"mode": "bwrap" if mode == "bwrap" else "none", "network": box.network}
+    return {"bot": command, "passed": passed, "sandbox": sandboxed, "variants": reports}
 
 
 def junit(report: dict[str, Any]) -> bytes:
@@ -433,7 +444,9 @@ def failure_text(kind: dict[str, Any]) -> str:
 
 def render_text(report: dict[str, Any]) -> str:
     """A readable account: per variant the handshake and each decision kind with its verdict and times."""
-    lines = ["network: none but the bot's own loopback (--no-network)"] if report.get("no_network") else []
+    box = report.get("sandbox", {})
+    network = "the host's (--network)" if box.get("network") else "none but the bot's own loopback"
+    lines = [f"sandbox: {box.get('mode')}; network: {network}"] if box else []
     for v in report["variants"]:
         hs = v["handshake"]
         lines.append(f"{v['variant']} ({v['players']} players, seed {v['seed']}): {'ok' if v['passed'] else 'FAILED'}")

@@ -57,6 +57,41 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+SANDBOX_HELP = (
+    "bwrap: every bot in a bubblewrap sandbox (its own uid, namespaces, files and loopback); none: no sandbox, for "
+    "bots you trust only (default: $ROMIS_SANDBOX, else bwrap, refused where the machine cannot sandbox; the "
+    "help's last line says which is in force here)"
+)
+NETWORK_HELP = "give the bot in this seat (0, 1, ...) the host's network; others have only a loopback (repeatable)"
+WRITABLE_HELP = "give the bot in this seat a private writable copy of its folder (repeatable)"
+PATH_HELP = "let the bot in seat SEAT read the host path PATH, read-only at the same place (repeatable)"
+
+
+def seat_boxes(seats: int, network: list[int], writable: list[int], paths: list[str]) -> list:
+    """Each seat's sandbox settings from --network SEAT, --writable SEAT and --path SEAT=PATH; ConfigError for a
+    seat out of range or a malformed pair."""
+    from referee.process.sandbox import Box
+
+    def seat_of(flag: str, text: Any) -> int:
+        try:
+            seat = int(text)
+        except ValueError:
+            raise ConfigError(f"{flag} expects a seat number, got {text!r}") from None
+        if not 0 <= seat < seats:
+            raise ConfigError(f"{flag} {seat}: seats are 0 to {seats - 1}")
+        return seat
+
+    extra: dict[int, list[str]] = {}
+    for pair in paths:
+        seat, sep, path = pair.partition("=")
+        if not sep or not path:
+            raise ConfigError(f"--path expects SEAT=PATH, got {pair!r}")
+        extra.setdefault(seat_of("--path", seat), []).append(os.path.abspath(path))
+    net = {seat_of("--network", s) for s in network}
+    rw = {seat_of("--writable", s) for s in writable}
+    return [Box(network=i in net, writable=i in rw, paths=tuple(extra.get(i, ()))) for i in range(seats)]
+
+
 @app.command()
 def variants(
     as_json: Annotated[
@@ -150,16 +185,12 @@ def play(
     sign_key: Annotated[
         Path | None, typer.Option(help="sign the record with this key file (HMAC-SHA256; `romis replay --key`)")
     ] = None,
-    sandbox: Annotated[
-        str | None,
-        typer.Option(
-            help="how every bot's descendants are made to die with it: auto, pid-namespace or subreaper "
-            "(default: $ROMIS_SANDBOX, else auto: a PID namespace where the machine allows one; "
-            "the help's last line says which is in force here)"
-        ),
-    ] = None,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
+    network: Annotated[list[int] | None, typer.Option("--network", help=NETWORK_HELP, metavar="SEAT")] = None,
+    writable: Annotated[list[int] | None, typer.Option("--writable", help=WRITABLE_HELP, metavar="SEAT")] = None,
+    path: Annotated[list[str] | None, typer.Option("--path", help=PATH_HELP, metavar="SEAT=PATH")] = None,
     no_network: Annotated[
-        bool, typer.Option("--no-network", help="each bot in a network namespace of its own, loopback only")
+        bool, typer.Option("--no-network", hidden=True, help="the default; kept for scripts")
     ] = False,
 ) -> None:
     """Play one match between bot programs and print the result."""
@@ -185,7 +216,7 @@ def play(
             startup_time,
             retries,
             sandbox=sandbox,
-            no_network=no_network,
+            boxes=seat_boxes(len(bot), network or [], writable or [], path or []),
             sign_key=sign_key,
             clock=clock,
             pause_idle=pause_idle,
@@ -264,8 +295,12 @@ def check(
     seed: Annotated[int, typer.Option(help="seed of the matches and of the crafted positions")] = 1,
     move_time: Annotated[float, typer.Option(help="seconds per decision (more than 0)")] = 2.0,
     startup_time: Annotated[float, typer.Option(help="seconds for the bot to answer hello (more than 0)")] = 10.0,
+    sandbox: Annotated[str | None, typer.Option(help=SANDBOX_HELP)] = None,
+    network: Annotated[bool, typer.Option("--network", help="give the bot the host's network")] = False,
+    writable: Annotated[bool, typer.Option("--writable", help="a private writable copy of the bot's folder")] = False,
+    path: Annotated[list[str] | None, typer.Option("--path", help="a host path the bot may read (repeatable)")] = None,
     no_network: Annotated[
-        bool, typer.Option("--no-network", help="the bot in a network namespace of its own, loopback only")
+        bool, typer.Option("--no-network", hidden=True, help="the default; kept for scripts")
     ] = False,
 ) -> None:
     """Check that a bot speaks the protocol and plays every decision kind of each variant legally (default:
@@ -282,7 +317,8 @@ def check(
     if junit is not None and not junit.parent.is_dir():
         raise ConfigError(f"--junit {junit}: no such directory {junit.parent}")
     slugs = sorted(VARIANTS) if every else variant or ["classic"]
-    report = run_check(bot, slugs, seed, move_time, startup_time, no_network)
+    box = seat_boxes(1, [0] if network else [], [0] if writable else [], [f"0={p}" for p in path or []])[0]
+    report = run_check(bot, slugs, seed, move_time, startup_time, box, sandbox)
     if junit is not None:
         try:
             junit.write_bytes(to_junit(report))
@@ -450,7 +486,7 @@ def run(argv: list[str]) -> int:
 
 def _describe_sandbox_in_help() -> None:
     """Add the sandbox in force to `romis play --help`; only then, because finding it out starts processes."""
-    from referee.process.spawn import describe_sandbox
+    from referee.process.sandbox import describe as describe_sandbox
 
     for info in app.registered_commands:
         if info.callback is play:

@@ -21,6 +21,7 @@ import trio
 from protocol import messages as m
 from referee.process.clocks import watch_cpu
 from referee.process.runner import BotFault, BotGroup, BotProcess, Limits, bot_group, decode_reply, timed_receive
+from referee.process.sandbox import Box
 from referee.records import DETAIL_LENGTH, RecordWriter, final_ranks
 from referee.rules.engine import Game, derive_seed
 from referee.rules.errors import ConfigError, IllegalAction
@@ -111,6 +112,7 @@ class Match:
         self.seats = [Seat(c, bank=limits.bank, retries=retries) for c in commands]
         self.argvs = [split_command(c) for c in commands]
         self.cwds: list[str | None] = [None] * len(commands)  # where each bot runs (None: here); a shipped folder
+        self.boxes: list[Box] = [Box()] * len(commands)  # what each bot's sandbox allows beyond the default
         self.next_id = 1
         self._deals_sent = 0  # deal results already sent to the bots
         self._result_line: dict[str, Any] | None = None  # set once the match is decided
@@ -167,7 +169,7 @@ class Match:
     async def _start_one(self, group: BotGroup, i: int) -> None:
         seat, g = self.seats[i], self.game
         try:
-            seat.proc = await group.start(self.argvs[i], self.limits, cwd=self.cwds[i])
+            seat.proc = await group.start(self.argvs[i], self.limits, cwd=self.cwds[i], box=self.boxes[i])
             hello = m.Hello(
                 m.PROTOCOL_VERSION,
                 g.slug,

@@ -16,8 +16,10 @@ import trio
 
 from protocol.messages import PROTOCOL_VERSION
 from referee.match import Match
+from referee.process import sandbox as sandboxes
 from referee.process.runner import CLOCKS, Limits
-from referee.process.spawn import SANDBOX_VAR, check_no_network, sandbox_mode
+from referee.process.sandbox import SANDBOX_VAR, Box, sandbox_mode
+from referee.process.spawn import PIDNS, SUBREAPER, containment_works
 from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
@@ -132,7 +134,7 @@ def play_match(
     stop_on: tuple[int, ...] = (),
     sign_key: Path | None = None,
     sandbox: str | None = None,
-    no_network: bool = False,
+    boxes: list[Box] | None = None,
     clock: str = "wall",
     pause_idle: bool = False,
     cwds: list[str | None] | None = None,
@@ -151,7 +153,7 @@ def play_match(
         retries,
         sign_key=sign_key,
         sandbox=sandbox,
-        no_network=no_network,
+        boxes=boxes,
         clock=clock,
         pause_idle=pause_idle,
     )
@@ -172,15 +174,16 @@ def new_match(
     retries: int = 0,
     sign_key: Path | None = None,
     sandbox: str | None = None,
-    no_network: bool = False,
+    boxes: list[Box] | None = None,
     clock: str = "wall",
     pause_idle: bool = False,
 ) -> Match:
     """A match ready to run, its record file open (signed with the bytes of `sign_key`, if given); ConfigError for
     bad input (and then no file is written).
 
-    `sandbox`: auto, pid-namespace or subreaper (None: $ROMIS_SANDBOX, else auto); `no_network`: each
-    bot in a network namespace of its own, loopback only."""
+    `sandbox`: auto, bwrap or none (None: $ROMIS_SANDBOX, else auto: bwrap, or a ConfigError where the machine
+    cannot sandbox); `boxes`: what each seat's sandbox allows beyond the default (network, a writable folder,
+    more paths)."""
     cls = find_variant(variant)
     cls.check_players(len(commands), "bots", " (--bot once per seat)")
     check_limits({"move_time": move_time, "bank": bank, "startup_time": startup_time})
@@ -189,21 +192,22 @@ def new_match(
     check_clock(clock, pause_idle)
     game = cls(len(commands), options, seed)
     mode = sandbox_mode(sandbox, "--sandbox" if sandbox is not None else SANDBOX_VAR)
-    if no_network:
-        check_no_network()
+    boxes = check_boxes(boxes, len(commands))
     limits = Limits(
         move_time=move_time,
         bank=bank,
         startup_time=startup_time,
         sandbox=mode,
-        no_network=no_network,
         clock=clock,
         pause_idle=pause_idle,
     )
     match = Match(game, _human_commands(commands), limits, retries)  # checks the commands before the record
-    for seat, command in zip(match.seats, commands):
+    match.boxes = boxes
+    for i, (seat, command) in enumerate(zip(match.seats, commands)):
         if command == HUMAN:  # no clock to speak of, and an illegal play is asked again, never forfeited
             seat.command, seat.bank, seat.retries = HUMAN, HUMAN_BANK, HUMAN_RETRIES
+            # romis's own program at the organiser's terminal, which it must open: contained, not sandboxed
+            match.boxes[i] = Box(sandbox=PIDNS if containment_works("--pid") else SUBREAPER)
     if sign_key is not None and not record:
         raise ConfigError("--sign-key signs the game record: give --record FILE too")
     key = load_key(sign_key) if sign_key is not None else None
@@ -224,13 +228,26 @@ def new_match(
                 "clock": clock,
                 "pause_idle": pause_idle,
             },
-            "sandbox": {"mode": mode, "no_network": no_network},
+            "sandbox": sandboxes.header(mode, [i for i, b in enumerate(boxes) if b.network]),
         }
         try:
             match.record = RecordWriter(record, header, key)
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     return match
+
+
+def check_boxes(boxes: list[Box] | None, seats: int) -> list[Box]:
+    """One box per seat (the default where none is given); ConfigError for a path a bot is to read that does not
+    exist."""
+    boxes = list(boxes) if boxes is not None else [Box()] * seats
+    if len(boxes) != seats:
+        raise ConfigError(f"{len(boxes)} sandbox settings for {seats} seats")
+    for box in boxes:
+        for path in box.paths:
+            if not os.path.isabs(path) or not os.path.exists(path):
+                raise ConfigError(f"a bot's extra path {path!r} must be an absolute path that exists")
+    return boxes
 
 
 HUMAN = "human"  # `--bot human`: a person at this terminal takes the seat (referee/human.py)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.process.sandbox import Box
 from referee.rules.engine import derive_seed, did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants import VARIANTS, find_variant
@@ -19,6 +20,7 @@ LIMIT_DEFAULTS = {"move_time": 2.0, "bank": 30.0, "startup_time": 10.0}
 # Clock settings may sit under [limits] or at the top level; kept in `limits` only when not the default, so
 # the fingerprint of a tournament that never names them is what it was before they existed.
 CLOCK_DEFAULTS: dict[str, Any] = {"clock": "wall", "pause_idle": False}
+TLS_KEYS = ("tls_ca_file", "tls_cert", "tls_key")  # a tls:// scheduler's CA, and the client's certificate and key
 KNOWN = {
     "variant",
     "seats",
@@ -35,10 +37,13 @@ KNOWN = {
     "entrants",
     "sign_key",
     "no_network",
+    "sandbox",
     "partnerships",
     "variants",
     "executor",
     "scheduler",
+    *TLS_KEYS,
+    "insecure_scheduler",
     *CLOCK_DEFAULTS,
 }
 EXECUTORS = ("local", "dask")
@@ -65,12 +70,18 @@ class Config:
     limits: dict[str, Any] = field(default_factory=lambda: dict(LIMIT_DEFAULTS))  # and the clock settings
     retries: int = 0
     sign_key: str | None = None  # key file signing every record; not in the fingerprint: it decides no result
-    no_network: bool = False  # every bot in a network namespace of its own, loopback only
+    no_network: bool = False  # the default now (every bot has only a loopback of its own); kept for old files
+    sandbox: str | None = None  # bwrap or none (None: $ROMIS_SANDBOX, else bwrap); load() resolves it
+    boxes: dict[str, Box] = field(default_factory=dict)  # entrant -> its sandbox settings, where not the default
     partnerships: str | None = None  # a team variant's: "fixed" (the default) or "mixed"; None without teams
     variants: list[dict[str, Any]] | None = None  # an event's parts (PART_KEYS each, checked); None: one variant
     # where the games run, not what they give, so neither is in the fingerprint: a run may resume on a cluster
     executor: str = "local"  # or "dask" (tournaments/cluster.py)
     scheduler: str | None = None  # the Dask scheduler's address; None: a LocalCluster of `concurrency` workers
+    tls_ca_file: str | None = None  # with a tls:// scheduler: the files of TLS_KEYS (paths, checked)
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    insecure_scheduler: bool = False  # a scheduler that is not tls:// is refused unless this says so
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide the games and their results (not where or how fast they run); an event's
@@ -85,6 +96,7 @@ class Config:
             "retries": self.retries,
             # only when set: the fingerprints of tournaments begun before the setting existed stay the same
             **({"no_network": True} if self.no_network else {}),
+            **({"sandbox": {n: box_settings(b) for n, b in self.boxes.items()}} if self.boxes else {}),
         }
         if self.variants is not None:
             return {**shared, "variants": [{**p._part(), "seed": p.seed} for p in self.parts()]}
@@ -99,6 +111,13 @@ class Config:
             # a team variant's: with the seats of each team, so that the database alone can be reported
             **({"partnerships": self.partnerships, "teams": [list(t) for t in self.teams()]} if self.teams() else {}),
         }
+
+    def scheduler_tls(self) -> tuple[str, str, str] | None:
+        """The CA, certificate and key files of a tls:// scheduler; None without one (a local cluster makes its
+        own certificate)."""
+        if self.tls_ca_file and self.tls_cert and self.tls_key:
+            return self.tls_ca_file, self.tls_cert, self.tls_key
+        return None
 
     def parts(self) -> list["Config"]:
         """The single-variant tournaments this configuration plays: itself, or each part of an event, on decks
@@ -156,7 +175,7 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
         unknown = sorted(set(data) - KNOWN)
         if unknown:
             raise ConfigError(f"{path}: unknown setting {unknown[0]!r}{did_you_mean(unknown[0], KNOWN)}")
-    data["entrants"] = _entrants(data.get("entrants", []), path)
+    data["entrants"], data["boxes"] = _entrants(data.get("entrants", []), path)
     for key, value in overrides.items():
         if value is not None:
             if "variants" in data and key in PART_KEYS:
@@ -178,17 +197,57 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
     return _check(cfg)
 
 
-def _entrants(items: Any, path: Any) -> dict[str, str]:
+ENTRANT_KEYS = ("name", "command", "network", "writable", "paths")
+
+
+def _entrants(items: Any, path: Any) -> tuple[dict[str, str], dict[str, Box]]:
+    """The entrants' commands by name, and the sandbox settings of those that have any (`network`, `writable`,
+    `paths`: docs/security.md)."""
     if not isinstance(items, list) or not all(isinstance(e, dict) for e in items):
         raise ConfigError(f"{path}: entrants must be a list of tables with name and command ([[entrants]])")
-    out = {}
+    out, boxes = {}, {}
     for e in items:
         name, command = e.get("name"), e.get("command")
         if not isinstance(name, str) or not isinstance(command, str) or not name or not command:
             raise ConfigError(f"{path}: every entrant needs a name and a command")
         if name in out:
             raise ConfigError(f"{path}: entrant {name!r} appears twice")
+        unknown = sorted(set(e) - set(ENTRANT_KEYS))
+        if unknown:
+            raise ConfigError(
+                f"{path}: entrant {name!r}: unknown setting {unknown[0]!r}{did_you_mean(unknown[0], ENTRANT_KEYS)}"
+            )
         out[name] = command
+        box = _box(e, f"{path}: entrant {name!r}", Path(path).parent if path is not None else Path())
+        if box != Box():
+            boxes[name] = box
+    return out, boxes
+
+
+def _box(entrant: dict[str, Any], where: str, base: Path) -> Box:
+    """An entrant's sandbox settings; relative paths are taken from the configuration file's folder."""
+    for key in ("network", "writable"):
+        if not isinstance(entrant.get(key, False), bool):
+            raise ConfigError(f"{where}: {key} must be true or false, got {entrant[key]!r}")
+    paths = entrant.get("paths", [])
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+        raise ConfigError(f'{where}: paths must be a list of paths the bot may read, e.g. paths = ["data"]')
+    full = tuple(os.path.abspath(base / p) for p in paths)
+    for p in full:
+        if not os.path.exists(p):
+            raise ConfigError(f"{where}: paths: {p} does not exist")
+    return Box(network=entrant.get("network", False), writable=entrant.get("writable", False), paths=full)
+
+
+def box_settings(box: Box) -> dict[str, Any]:
+    """An entrant's sandbox settings as the fingerprint and the reports keep them (only those not the default)."""
+    out: dict[str, Any] = {}
+    if box.network:
+        out["network"] = True
+    if box.writable:
+        out["writable"] = True
+    if box.paths:
+        out["paths"] = list(box.paths)
     return out
 
 
@@ -258,10 +317,12 @@ def _check(cfg: Config) -> Config:
     check_clock(clocks["clock"], clocks["pause_idle"], lambda key: f"limits.{key}")
     if not isinstance(cfg.no_network, bool):
         raise ConfigError(f"no_network must be true or false, got {cfg.no_network!r}")
-    if cfg.no_network:
-        from referee.process.spawn import check_no_network
+    if cfg.sandbox is not None and not isinstance(cfg.sandbox, str):
+        raise ConfigError(f'sandbox must be "bwrap" or "none", got {cfg.sandbox!r}')
+    from referee.process.sandbox import SANDBOX_VAR, sandbox_mode
 
-        check_no_network()
+    cfg.sandbox = sandbox_mode(cfg.sandbox, "sandbox" if cfg.sandbox is not None else SANDBOX_VAR)
+    cfg.boxes = {name: box for name, box in cfg.boxes.items() if name in cfg.entrants}  # --entrant flags replace
 
     _check_executor(cfg)
     for command in cfg.entrants.values():
@@ -279,6 +340,7 @@ def _check_executor(cfg: Config) -> None:
         raise ConfigError("scheduler is the address of a Dask scheduler: it needs executor = dask (--executor dask)")
     if cfg.scheduler is not None and not isinstance(cfg.scheduler, str):
         raise ConfigError(f"scheduler must be an address such as tcp://HOST:8786, not {cfg.scheduler!r}")
+    _check_scheduler(cfg)
     if cfg.executor == "dask":
         try:
             import distributed  # noqa: F401 (only whether it imports)
@@ -286,6 +348,41 @@ def _check_executor(cfg: Config) -> None:
             raise ConfigError(
                 "the dask executor needs Dask distributed, which is not installed: pip install 'romis[dask]'"
             ) from None
+        try:
+            import cryptography  # noqa: F401 (Dask makes a local cluster's certificate with it)
+        except ImportError:
+            if cfg.scheduler is None:
+                raise ConfigError(
+                    "a local Dask cluster needs cryptography for its TLS certificate, which is not installed: "
+                    "pip install 'romis[dask]'"
+                ) from None
+
+
+def _check_scheduler(cfg: Config) -> None:
+    """A scheduler of the organiser's is tls:// with the files of TLS_KEYS, or plain and said to be insecure:
+    whoever can connect to a Dask scheduler can make its workers run code (a bot with network access too)."""
+    given = [key for key in TLS_KEYS if getattr(cfg, key) is not None]
+    if not isinstance(cfg.insecure_scheduler, bool):
+        raise ConfigError(f"insecure_scheduler must be true or false, got {cfg.insecure_scheduler!r}")
+    if cfg.scheduler is None:
+        if given or cfg.insecure_scheduler:
+            what = given[0] if given else "insecure_scheduler"
+            raise ConfigError(f"{what} is for scheduler = ADDRESS (a local Dask cluster makes its own certificate)")
+    elif cfg.scheduler.startswith("tls://"):
+        for key in TLS_KEYS:
+            value = getattr(cfg, key)
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"scheduler {cfg.scheduler} needs {key} = the path of a PEM file")
+            if not Path(value).is_file():
+                raise ConfigError(f"{key}: no file {value}")
+    elif given:
+        raise ConfigError(f"{given[0]} is for a tls:// scheduler, not {cfg.scheduler}")
+    elif not cfg.insecure_scheduler:
+        raise ConfigError(
+            f"scheduler {cfg.scheduler} is not TLS: whoever reaches it (a bot with network access too) can make its "
+            "workers run code; give a tls:// address with tls_ca_file, tls_cert and tls_key, or set "
+            "insecure_scheduler = true on a network no bot can reach"
+        )
 
 
 def _words(command: str) -> None:

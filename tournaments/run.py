@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.play import play_match, timing_summary
+from referee.process.sandbox import Box
 from referee.records import RecordError
 from tournaments import schedule
 from tournaments.config import LIMIT_DEFAULTS, Config
@@ -58,7 +59,8 @@ def _specs(cfg: Config, prefix: str) -> list[GameSpec]:
                 cfg.retries,
                 record,
                 cfg.sign_key,
-                cfg.no_network,
+                cfg.sandbox,
+                tuple(cfg.boxes.get(e, Box()) for e in seating) if cfg.boxes else (),
             )
         )
     return specs
@@ -81,7 +83,8 @@ def play_game(
             retries=spec.retries,
             stop_on=stop_on,
             sign_key=Path(spec.sign_key) if spec.sign_key else None,
-            no_network=spec.no_network,
+            sandbox=spec.sandbox,
+            boxes=list(spec.boxes) or None,
             cwds=cwds,
             **limits,
         )
@@ -266,7 +269,7 @@ def make_executor(cfg: Config) -> Executor:
     if cfg.executor == "dask":
         from tournaments.cluster import DaskExecutor
 
-        return DaskExecutor(cfg.concurrency, cfg.scheduler)
+        return DaskExecutor(cfg.concurrency, cfg.scheduler, cfg.scheduler_tls())
     return LocalExecutor(cfg.concurrency)
 
 

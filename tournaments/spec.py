@@ -3,6 +3,8 @@
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.process.sandbox import Box
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -21,7 +23,8 @@ class GameSpec:
     retries: int = 0
     record: str | None = None  # game record path, if records are kept
     sign_key: str | None = None  # key file that signs the record (romis replay --key)
-    no_network: bool = False  # every bot in a network namespace of its own, loopback only
+    sandbox: str | None = None  # the sandbox mode (referee.process.sandbox.sandbox_mode); None: the default
+    boxes: tuple[Box, ...] = ()  # each seat's sandbox settings (empty: the default for every seat)
 
 
 @dataclass

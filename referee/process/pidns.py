@@ -1,6 +1,6 @@
-"""Run a command as the init of a new PID namespace (--pid) and/or in a new network namespace (--net).
+"""Run a command as the init of a new PID namespace (--pid): the containment of trusted bots (`--sandbox none`).
 
-Run as a script (`python -I -S pidns.py [--pid] [--net] -- ARGV...`; standard library only, so it starts in
+Run as a script (`python -I -S pidns.py --pid -- ARGV...`; standard library only, so it starts in
 milliseconds). It unshares the namespaces, forks the bot as the namespace's init (PID 1, whose death
 makes the kernel kill everything else in the namespace: setsid() and double forks do not escape),
 ties it to this process with PR_SET_PDEATHSIG, and waits. Unlike util-linux's `unshare --fork`, it
@@ -9,32 +9,21 @@ as the bot did (the same code, or killed by the same signal).
 """
 
 import ctypes
-import fcntl
 import os
 import select
 import signal
-import socket
-import struct
 import sys
 
-CLONE_NEWNET, CLONE_NEWPID = 0x40000000, 0x20000000
+CLONE_NEWPID = 0x20000000
 PR_SET_PDEATHSIG = 1
-SIOCSIFFLAGS, IFF_UP_RUNNING = 0x8914, 0x41
-
-
-def _loopback_up() -> None:
-    """A fresh network namespace starts with `lo` down: bring it up, so a bot can talk to itself."""
-    with socket.socket() as s:
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", IFF_UP_RUNNING))
 
 
 def main(args: list[str]) -> None:
     """Unshare, fork the bot (PID 1 of a new PID namespace), and exit as it exits."""
     split = args.index("--")
     flags, argv = args[:split], args[split + 1 :]
-    net = "--net" in flags
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare((CLONE_NEWPID if "--pid" in flags else 0) | (CLONE_NEWNET if net else 0)) != 0:
+    if libc.unshare(CLONE_NEWPID if "--pid" in flags else 0) != 0:
         sys.exit(f"romis sandbox: unshare: {os.strerror(ctypes.get_errno())}")
     alive_r, alive_w = os.pipe()  # this process holds the write end: EOF means it has died
     pid = os.fork()
@@ -44,8 +33,6 @@ def main(args: list[str]) -> None:
         if select.select([alive_r], [], [], 0)[0]:  # the parent died before the prctl took effect
             os._exit(1)
         os.close(alive_r)
-        if net:
-            _loopback_up()
         try:
             os.execvp(argv[0], argv)
         except OSError as e:

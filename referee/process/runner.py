@@ -34,16 +34,10 @@ import msgspec
 import trio
 
 from protocol.messages import MAX_LINE_BYTES, Play, Ready, decode_from_bot
+from referee.process import sandbox
 from referee.process.clocks import SessionTicks
-from referee.process.spawn import (
-    kill_adopted,
-    missing_interpreter,
-    proc_stat,
-    rlimits,
-    sandbox_mode,
-    sandboxed,
-    spawn_args,
-)
+from referee.process.sandbox import BWRAP, Box, sandbox_mode
+from referee.process.spawn import contained, kill_adopted, missing_interpreter, proc_stat, rlimits, spawn_args
 
 _CHUNK = 65536
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -64,16 +58,17 @@ class Limits:
     startup_time: float = 10.0  # from spawn to the bot's first line (ready)
     # RLIMIT_DATA, not RLIMIT_AS: V8 and the JVM reserve far more address space than they use.
     memory_mb: int = 2048
-    # RLIMIT_NPROC counts every task (thread) of the *user*, not of the bot, so it is set to
-    # the user's current task count plus this headroom: a fork-bomb guard that cannot stop a
-    # bot from starting. Bots started concurrently share the headroom; None disables it.
-    # The kernel exempts root, so as root this has no effect.
+    # RLIMIT_NPROC counts every task (thread) of a *user*. In the sandbox as root each bot has a uid of its own,
+    # so this caps the bot alone. Otherwise it is set to the user's current task count plus this headroom: a
+    # fork-bomb guard that cannot stop a bot from starting (bots started concurrently share the headroom).
+    # None disables it. The kernel exempts root, so under `--sandbox none` as root it has no effect.
     processes: int | None = 256
     file_size_mb: int = 64  # RLIMIT_FSIZE (pipes are not files: stdout/stderr are unaffected)
+    files: int = 1024  # RLIMIT_NOFILE: open file descriptors
+    tmp_mb: int = 64  # the size of the sandbox's private /tmp (and /dev/shm, and a writable folder's copy)
     stderr_cap: int = 64 * 1024  # bytes of stderr kept (the tail); the rest is dropped and counted
     max_line: int = MAX_LINE_BYTES
-    sandbox: str | None = None  # referee.process.spawn.PIDNS or SUBREAPER; None: what sandbox_mode() finds
-    no_network: bool = False  # a network namespace of its own, with loopback only
+    sandbox: str | None = None  # sandbox.BWRAP, or spawn.PIDNS or SUBREAPER (none); None: what sandbox_mode() finds
     clock: str = "wall"  # or "cpu": move time and bank are judged by the CPU time of the bot's process tree
     pause_idle: bool = False  # SIGSTOP the bot's process group while it is not its decision
 
@@ -140,6 +135,7 @@ class BotProcess:
         self.paused = False
         self._closing = False
         self._closed = trio.Event()
+        self.uid_lock: int | None = None  # the lock on the sandbox uid this bot runs under (root), given back at close
 
     @classmethod
     async def start(
@@ -149,8 +145,10 @@ class BotProcess:
         limits: Limits,
         cwd: str | os.PathLike | None = None,
         env: dict[str, str] | None = None,
+        box: Box | None = None,
     ) -> "BotProcess":
-        """Spawn `argv` (no shell) in its own session with `limits`; its stderr is read in `nursery`."""
+        """Spawn `argv` (no shell) in its own session with `limits`, in the sandbox with what `box` allows; its
+        stderr is read in `nursery`."""
         name = os.path.join(cwd, argv[0]) if argv and cwd and os.sep in argv[0] else (argv or [""])[0]
         program = shutil.which(name, path=(env or os.environ).get("PATH")) if name else None
         if program is None:
@@ -160,11 +158,41 @@ class BotProcess:
             raise BotFault(
                 "exec", f"cannot run {argv[0]!r}: its interpreter {interpreter!r} is not found or not executable"
             )
-        pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes)
-        args, preexec = spawn_args([program, *argv[1:]], pairs)
-        args = sandboxed(args, limits.sandbox or sandbox_mode(), limits.no_network)
+        box = box or Box()
+        mode = box.sandbox or limits.sandbox or sandbox_mode()
+        uid, uid_lock = sandbox.take_uid() if mode == BWRAP else (None, None)
+        pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes, limits.files, uid is not None)
+        argv = [program, *argv[1:]]
         try:
-            proc = await trio.lowlevel.open_process(
+            if mode == BWRAP:
+                here = os.fspath(cwd) if cwd is not None else os.getcwd()
+                why = sandbox.unreadable(argv, here) if uid is not None else None
+                if why is not None:
+                    raise BotFault("exec", f"cannot run {argv[0]!r}: {why}")
+                args, preexec = spawn_args(sandbox.wrap(argv, box, here, uid, limits.tmp_mb, env), pairs)
+            else:
+                args, preexec = spawn_args(argv, pairs)
+                args = contained(args, mode)
+            proc = await cls._open(args, preexec, cwd, env, argv[0])
+        except BaseException:
+            sandbox.give_back(uid_lock)
+            raise
+        bot = cls(proc, limits)
+        bot.uid_lock = uid_lock
+        _running.add(bot.pid)
+        try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
+            nursery.start_soon(bot._drain_stderr)
+        except RuntimeError:  # the nursery is closed
+            os.killpg(bot.pgid, signal.SIGKILL)
+            raise
+        return bot
+
+    @staticmethod
+    async def _open(
+        args: list[str], preexec: Any, cwd: str | os.PathLike | None, env: dict[str, str] | None, name: str
+    ) -> trio.Process:
+        try:
+            return await trio.lowlevel.open_process(
                 args,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -175,15 +203,7 @@ class BotProcess:
                 env=env,
             )
         except OSError as e:
-            raise BotFault("exec", f"cannot run {argv[0]!r}: {e.strerror or e}") from None
-        bot = cls(proc, limits)
-        _running.add(bot.pid)
-        try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
-            nursery.start_soon(bot._drain_stderr)
-        except RuntimeError:  # the nursery is closed
-            os.killpg(bot.pgid, signal.SIGKILL)
-            raise
-        return bot
+            raise BotFault("exec", f"cannot run {name!r}: {e.strerror or e}") from None
 
     @property
     def returncode(self) -> int | None:
@@ -438,6 +458,8 @@ class BotProcess:
             with trio.move_on_after(_EXIT_GRACE):
                 await self._stderr_done.wait()
             await self._stderr_pipe.aclose()
+            sandbox.give_back(self.uid_lock)
+            self.uid_lock = None
             self._closed.set()
 
 
@@ -503,10 +525,15 @@ class BotGroup:
         self.bots: list[BotProcess] = []
 
     async def start(
-        self, argv: list[str], limits: Limits, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None
+        self,
+        argv: list[str],
+        limits: Limits,
+        cwd: str | os.PathLike | None = None,
+        env: dict[str, str] | None = None,
+        box: Box | None = None,
     ) -> BotProcess:
         """Start a bot that is killed when the group ends."""
-        bot = await BotProcess.start(self.nursery, argv, limits, cwd=cwd, env=env)
+        bot = await BotProcess.start(self.nursery, argv, limits, cwd=cwd, env=env, box=box)
         self.bots.append(bot)
         return bot
 

@@ -1,5 +1,6 @@
-"""Starting a bot under its resource limits and in its sandbox: the rlimits, the prlimit wrapper, a check of
-the program, and the PID/network namespaces (or the subreaper fallback) that make its whole tree mortal."""
+"""Starting a bot under its resource limits: the rlimits, the prlimit wrapper, a check of the program, and the
+containment of trusted bots (`--sandbox none`: a PID namespace, or the subreaper fallback) that makes a whole tree
+mortal."""
 
 import ctypes
 import os
@@ -10,8 +11,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import suppress
-
-from referee.rules.errors import ConfigError
 
 
 def _user_tasks() -> int:
@@ -24,15 +23,22 @@ def _user_tasks() -> int:
     return count
 
 
-def rlimits(memory_mb: int, file_size_mb: int, processes: int | None) -> list[tuple[int, int]]:
-    """(resource, value) pairs for a bot (`runner.Limits` explains each), never above the hard limits it inherits."""
+def rlimits(
+    memory_mb: int, file_size_mb: int, processes: int | None, files: int, own_uid: bool = False
+) -> list[tuple[int, int]]:
+    """(resource, value) pairs for a bot (`runner.Limits` explains each), never above the hard limits it inherits.
+
+    `own_uid`: the bot runs under a uid of its own (the sandbox as root), so RLIMIT_NPROC counts its tasks alone."""
     mb = 1 << 20
     pairs = [
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_DATA, memory_mb * mb),
         (resource.RLIMIT_FSIZE, file_size_mb * mb),
+        (resource.RLIMIT_NOFILE, files),
     ]
-    if processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
+    if processes is not None and own_uid:
+        pairs.append((resource.RLIMIT_NPROC, processes))
+    elif processes is not None and os.getuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         pairs.append((resource.RLIMIT_NPROC, _user_tasks() + processes))
     out = []
     for res, value in pairs:
@@ -47,6 +53,7 @@ _PRLIMIT_NAMES = {
     resource.RLIMIT_DATA: "data",
     resource.RLIMIT_FSIZE: "fsize",
     resource.RLIMIT_NPROC: "nproc",
+    resource.RLIMIT_NOFILE: "nofile",
 }
 
 
@@ -84,18 +91,18 @@ def missing_interpreter(program: str) -> str | None:
     return None if os.path.isfile(interpreter) and os.access(interpreter, os.X_OK) else interpreter
 
 
-# --- the sandbox: how a bot's whole tree is made to die with its match -------------------------------
+# --- containment: how a bot's whole tree is made to die with its match ----------------------------------
+# Under bubblewrap (referee.process.sandbox) the bot's PID namespace does it. Under `--sandbox none`, the helper
+# pidns.py gives the bot a PID namespace where the machine allows one; else this process becomes the subreaper.
 
 PIDNS, SUBREAPER = "pid-namespace", "subreaper"
-SANDBOX_VAR = "ROMIS_SANDBOX"  # pid-namespace, subreaper or auto (the default): what tests and users force
-SANDBOX_CHOICES = ("auto", PIDNS, SUBREAPER)
 _PR_SET_CHILD_SUBREAPER = 36
 _probed: dict[tuple[str, ...], bool] = {}
 
 _HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pidns.py")
 
 
-def _works(*flags: str) -> bool:
+def containment_works(*flags: str) -> bool:
     """True if the namespace helper can run `true` with FLAGS here (cached: probed once per process)."""
     if flags not in _probed:
         ok = False
@@ -106,58 +113,14 @@ def _works(*flags: str) -> bool:
     return _probed[flags]
 
 
-def sandbox_mode(wanted: str | None = None, source: str = SANDBOX_VAR) -> str:
-    """The sandbox in force: a PID namespace per bot where the machine allows one, else the subreaper.
-
-    `wanted` (default: $ROMIS_SANDBOX, else auto) may force the fallback, `subreaper` (for tests, or a
-    machine where namespaces misbehave), or insist on `pid-namespace` (ConfigError where it is refused);
-    `source` names the setting in that error.
-    """
-    if wanted is None:
-        wanted = os.environ.get(SANDBOX_VAR, "auto").strip() or "auto"
-    if wanted not in SANDBOX_CHOICES:
-        raise ConfigError(f"{source} must be auto, {PIDNS} or {SUBREAPER}, got {wanted!r}")
-    if wanted == SUBREAPER:
-        return SUBREAPER
-    if _works("--pid"):
-        return PIDNS
-    if wanted == PIDNS:
-        raise ConfigError(f"{source} {PIDNS}: this machine refuses new PID namespaces")
-    return SUBREAPER
-
-
-def check_no_network() -> None:
-    """ConfigError unless a bot can be given a network namespace of its own on this machine."""
-    if not _works("--net"):
-        raise ConfigError("--no-network needs a network namespace per bot, which this machine refuses")
-
-
-def describe_sandbox() -> str:
-    """One sentence for `romis play --help`: which sandbox is in force here, and whether --no-network works."""
-    try:
-        mode = sandbox_mode()
-    except ConfigError as e:
-        return f"Sandbox: {e}."
-    how = (
-        "each bot runs in its own PID namespace; everything in it dies with the bot"
-        if mode == PIDNS
-        else "the referee is a child subreaper and kills every orphan a bot leaves"
-    )
-    net = "available" if _works("--net") else "not available here"
-    return f"Sandbox in force on this machine: {mode} ({how}); --no-network is {net}."
-
-
-def sandboxed(argv: list[str], mode: str, no_network: bool) -> list[str]:
-    """`argv` wrapped for `mode`; with `no_network`, in a network namespace of its own with only `lo`, up.
+def contained(argv: list[str], mode: str) -> list[str]:
+    """`argv` wrapped for the containment `mode` of trusted bots (PIDNS or SUBREAPER).
 
     In a PID namespace (referee/process/pidns.py) the bot is the namespace's init: when it dies, the kernel
     kills everything left in the namespace, setsid() escapees included.
     """
-    if mode == PIDNS or no_network:
-        flags = (["--pid"] if mode == PIDNS else []) + (["--net"] if no_network else [])
-        if mode != PIDNS:
-            become_subreaper()
-        return [sys.executable, "-I", "-S", _HELPER, *flags, "--", *argv]
+    if mode == PIDNS:
+        return [sys.executable, "-I", "-S", _HELPER, "--pid", "--", *argv]
     become_subreaper()
     return argv
 
