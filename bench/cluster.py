@@ -17,6 +17,7 @@ them, the Dask workers send them back and the client writes them.
 Usage: python bench/cluster.py [DEAL_SETS] [ROUNDS] [--callgrind] [--records]
 """
 
+import json
 import os
 import re
 import resource
@@ -29,6 +30,8 @@ from pathlib import Path
 # A script's own directory comes first on sys.path: bench/referee.py there would shadow the referee package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+from distributed import LocalCluster
+
 from tournaments.cluster import DaskExecutor, local_cluster
 from tournaments.config import load
 from tournaments.run import Executor, LocalExecutor, game_specs
@@ -39,6 +42,7 @@ ENTRANTS = {
     "greedy-2": "python -m sample_bots.greedy",
 }
 
+TLS_VAR = "ROMIS_BENCH_TLS"  # the cluster's certificate for the callgrind child (JSON: CA, certificate, key)
 OPTIONS = {"max_deals": 2}  # matches of two deals: many games, each still a whole match
 
 
@@ -77,7 +81,13 @@ def run(executor: Executor, deal_sets: int, records: bool) -> tuple[float, float
     return secs, cpus, len(specs)
 
 
-def instructions(kind: str, address: str, deal_sets: int, records: bool) -> tuple[int, int]:
+def cluster_tls(cluster: LocalCluster) -> tuple[str, str, str]:
+    """The PEM text of the local cluster's certificate for a client: CA, certificate and key."""
+    security = cluster.security
+    return security.tls_ca_file, security.tls_client_cert, security.tls_client_key
+
+
+def instructions(kind: str, address: str, tls: tuple[str, str, str], deal_sets: int, records: bool) -> tuple[int, int]:
     """(instructions, games) of a child process that plays the tournament on one executor under callgrind."""
     with tempfile.TemporaryDirectory() as tmp:
         child = subprocess.run(
@@ -86,16 +96,17 @@ def instructions(kind: str, address: str, deal_sets: int, records: bool) -> tupl
             + ["--records"] * records,
             capture_output=True,
             text=True,
+            env={**os.environ, TLS_VAR: json.dumps(tls)},  # not in its command line, which every user can read
         )
     found = re.search(r"Collected : (\d+)", child.stderr)
     assert child.returncode == 0 and found, child.stderr[-2000:]
     return int(found.group(1)), int(child.stdout.split()[-1])
 
 
-def callgrind(address: str, records: bool) -> None:
+def callgrind(address: str, tls: tuple[str, str, str], records: bool) -> None:
     """The client's instructions per extra game under each executor."""
     for kind in ("local", "dask"):
-        (small, games1), (large, games2) = (instructions(kind, address, d, records) for d in (1, 2))
+        (small, games1), (large, games2) = (instructions(kind, address, tls, d, records) for d in (1, 2))
         per_game = (large - small) / (games2 - games1)
         print(
             f"  callgrind, {kind:5} client: {per_game / 1e6:8.1f} M instructions per game "
@@ -105,7 +116,8 @@ def callgrind(address: str, records: bool) -> None:
 
 def one(kind: str, address: str, deal_sets: int, records: bool) -> None:
     """The child of `instructions`: one tournament, then the number of its games."""
-    executor = LocalExecutor(2) if kind == "local" else DaskExecutor(2, address)
+    ca, cert, key = json.loads(os.environ[TLS_VAR])  # the cluster's certificate: it speaks TLS only
+    executor = LocalExecutor(2) if kind == "local" else DaskExecutor(2, address, (ca, cert, key))
     print(run(executor, deal_sets, records)[2])
 
 
@@ -125,9 +137,10 @@ def main() -> None:
     with local_cluster(2) as cluster:
         started = time.perf_counter() - t0
         print(f"  Dask cluster of 2 single-threaded workers at {cluster.scheduler_address}: {started:.1f} s to start")
+        tls = cluster_tls(cluster)
         executors: dict[str, Executor] = {
             "local (2 processes)": LocalExecutor(2),
-            "dask (2 workers x 1 thread)": DaskExecutor(2, cluster.scheduler_address),
+            "dask (2 workers x 1 thread)": DaskExecutor(2, cluster.scheduler_address, tls),
         }
         for executor in executors.values():
             run(executor, 1, records)  # warm-up: imports, page cache, the workers' first game
@@ -145,7 +158,7 @@ def main() -> None:
                 f"client CPU {1000 * cpus / games:6.1f} ms/game"
             )
         if count:
-            callgrind(cluster.scheduler_address, records)
+            callgrind(cluster.scheduler_address, tls, records)
     local, dask = rates.values()
     ratio = dask / local
     print(f"  dask / local: {ratio:.2f}x (target >= 0.9x): {'met' if ratio >= 0.9 else 'MISSED'}")

@@ -1,12 +1,15 @@
-"""The Dask executor against a real `dask scheduler` and two real `dask worker --nthreads 1` on loopback."""
+"""The Dask executor against a real `dask scheduler` and two real `dask worker --nthreads 1` on loopback, over TLS."""
 
+import asyncio
 import json
 import os
 import shutil
 import signal
 import sqlite3
+import ssl
 import subprocess
 import sys
+import time
 import uuid
 import zlib
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ from test_store_safety import fill, remount, romis_lines, tmpfs, whole_records
 from test_tournament import ROOT, kill_and_resume, report, start_tournament, stored_games, tournament, untimed
 
 from referee.records import read_record, replay
+from referee.rules.errors import ConfigError
 from tournaments.spec import GameSpec
 
 pytest.importorskip("distributed", reason="the dask extra (pip install -e '.[test,dask]', as make test does)")
@@ -49,16 +53,32 @@ def _c_bot(c_bot):
 
 @dataclass
 class Cluster:
-    """A scheduler and its workers, each the leader of a process group of its own."""
+    """A scheduler and its workers, each the leader of a process group of its own, speaking TLS."""
 
     address: str
     scheduler: subprocess.Popen
     workers: list[subprocess.Popen]
     token: str  # in the environment of every process of the cluster (and of the bots its workers start)
+    tls: tuple[str, str, str]  # the files of its certificate: CA, certificate, key
 
     def dask(self, *args: str) -> list[str]:
-        """The arguments of a tournament run on this cluster."""
+        """The arguments of a tournament run on this cluster (its configuration file names the `settings`)."""
         return [*args, "--executor", "dask", "--scheduler", self.address]
+
+    @property
+    def settings(self) -> str:
+        """The TOML lines of its certificate's files."""
+        return "".join(f'{key} = "{path}"\n' for key, path in zip(("tls_ca_file", "tls_cert", "tls_key"), self.tls))
+
+
+def certificate(tmp: Path) -> tuple[str, str, str]:
+    """The files (CA, certificate, key) of a new self-signed certificate, its own CA, as a cluster may use."""
+    from distributed.security import Security
+
+    made = Security.temporary()
+    for name, pem in [("cert.pem", made.tls_client_cert), ("key.pem", made.tls_client_key)]:
+        (tmp / name).write_text(pem)
+    return str(tmp / "cert.pem"), str(tmp / "cert.pem"), str(tmp / "key.pem")
 
 
 def start_cluster(tmp: Path, workers: int = 2) -> Cluster:
@@ -66,20 +86,26 @@ def start_cluster(tmp: Path, workers: int = 2) -> Cluster:
     env = {**os.environ, TOKEN_VAR: token}
     common = {"env": env, "start_new_session": True, "stdout": subprocess.DEVNULL, "cwd": tmp}
     info = tmp / "scheduler.json"
+    tls = certificate(tmp)
+    tls_args = [
+        arg for option, path in zip(("--tls-ca-file", "--tls-cert", "--tls-key"), tls) for arg in (option, path)
+    ]
     with open(tmp / "scheduler.log", "w") as log:
         scheduler = subprocess.Popen(
-            [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
+            [DASK, "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--scheduler-file", str(info), *tls_args],
             stderr=log,
             **common,
         )
-    cluster = Cluster("", scheduler, [], token)
+    cluster = Cluster("", scheduler, [], token, tls)
     try:
         assert wait_until(lambda: info.exists() and info.stat().st_size > 0, 60), "the scheduler did not start"
         cluster.address = json.loads(info.read_text())["address"]
+        assert cluster.address.startswith("tls://"), cluster.address
         for i in range(workers):
             with open(tmp / f"worker{i}.log", "w") as log:
                 argv = [DASK, "worker", cluster.address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-                argv += ["--local-directory", str(tmp / f"worker{i}")]
+                argv += ["--local-directory", str(tmp / f"worker{i}"), *tls_args]
                 cluster.workers.append(subprocess.Popen(argv, stderr=log, **common))
         assert wait_until(lambda: _workers(cluster, tmp) == workers, 60), "the workers did not join"
     except BaseException:
@@ -152,7 +178,7 @@ def same(a, b) -> bool:
 
 
 def test_the_standings_on_the_cluster_are_those_of_the_local_executor(cluster, local_report, tmp_path):
-    config = small(tmp_path, f'executor = "dask"\nscheduler = "{cluster.address}"\n')  # from the file this time
+    config = small(tmp_path, f'executor = "dask"\nscheduler = "{cluster.address}"\n' + cluster.settings)  # the file's
     db = tmp_path / "dask.db"
     r = tournament("run", config, "--db", str(db))
     assert r.returncode == 0, r.stderr
@@ -160,17 +186,78 @@ def test_the_standings_on_the_cluster_are_those_of_the_local_executor(cluster, l
     assert same(untimed(report(db)), local_report)
 
 
-def test_without_a_scheduler_a_local_cluster_plays_and_is_gone_at_the_end(local_report, tmp_path):
+def test_without_a_scheduler_a_local_cluster_over_tls_plays_and_is_gone_at_the_end(
+    local_report, tmp_path, monkeypatch, capfd
+):
+    """In this process, to see the scheduler the run starts (through the function it starts it with)."""
+    from tournaments import cluster as dask_executor
+    from tournaments.config import load
+    from tournaments.run import run_tournament
+
+    start, addresses = dask_executor.local_cluster, []
+
+    def seen(workers: int):
+        cluster = start(workers)
+        addresses.append(cluster.scheduler_address)
+        return cluster
+
+    monkeypatch.setattr(dask_executor, "local_cluster", seen)
     db = tmp_path / "r.db"
-    r = tournament("run", small(tmp_path), "--executor", "dask", "--concurrency", "2", "--db", str(db))
-    assert r.returncode == 0, r.stderr
-    assert "Warning" not in r.stderr and same(untimed(report(db)), local_report)
-    assert leftovers() == []  # its scheduler, workers, watchdogs and bots
+    run_tournament(load(small(tmp_path), {"executor": "dask", "concurrency": 2, "db": str(db)})).close()
+    assert len(addresses) == 1 and addresses[0].startswith("tls://127.0.0.1:")
+    assert "Warning" not in capfd.readouterr().err and same(untimed(report(db)), local_report)
+    # its scheduler, workers, watchdogs and bots; not the resource tracker multiprocessing started for this process
+    # (it ends with this process: with a run's, as `romis tournament run` does)
+    assert [p for p in leftovers() if "multiprocessing.resource_tracker" not in p.cmd] == []
+
+
+def test_a_client_without_the_local_clusters_certificate_can_neither_connect_nor_run_code(tmp_path):
+    """What a bot with network access on this machine could try against the cluster a run starts: Dask's client
+    over plain TCP, or over TLS with a certificate of its own; a connection to the scheduler, a worker or a nanny
+    over TCP, or over TLS without a certificate. Each is refused at once; the run's own client plays on."""
+    from distributed import Client
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    from tournaments.cluster import local_cluster
+
+    ran = tmp_path / "ran"
+    no_certificate = ssl.create_default_context()
+    no_certificate.check_hostname, no_certificate.verify_mode = False, ssl.CERT_NONE
+    with local_cluster(1) as cluster:
+        address = cluster.scheduler_address
+        workers = cluster.scheduler_info["workers"]
+        servers = [address, *workers, *(w["nanny"] for w in workers.values())]
+        assert len(servers) == 3 and all(a.startswith("tls://127.0.0.1:") for a in servers), servers
+        for hostile in [{"address": "tcp" + address[3:]}, {"address": address, "security": Security.temporary()}]:
+            t0 = time.monotonic()
+            with pytest.raises(OSError), Client(**hostile, timeout=5, set_as_default=False) as client:
+                client.submit(ran.touch).result(timeout=5)
+            assert time.monotonic() - t0 < 5, hostile
+        for server in servers:
+            for attempt in [{"addr": "tcp" + server[3:]}, {"addr": server, "ssl_context": no_certificate}]:
+                with pytest.raises(OSError):
+                    asyncio.run(connect(**attempt, timeout=5))
+        with Client(cluster, set_as_default=False) as client:
+            assert client.submit(sum, [1, 2]).result(timeout=30) == 3
+    assert not ran.exists()
+
+
+def test_romis_with_another_certificate_than_its_schedulers_is_one_line_and_exit_2(cluster, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    settings = "".join(f'{k} = "{v}"\n' for k, v in zip(("tls_ca_file", "tls_cert", "tls_key"), certificate(other)))
+    t0 = time.monotonic()
+    r = tournament("run", *cluster.dask(small(tmp_path, settings)), "--db", str(tmp_path / "r.db"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    [line] = r.stderr.strip().splitlines()
+    assert line.startswith(f"romis: cannot reach the Dask scheduler {cluster.address}: "), line
+    assert time.monotonic() - t0 < 30 and stored_games(tmp_path / "r.db") == (0, 0)
 
 
 def test_a_sigkill_of_the_client_then_resume_gives_the_same_standings(cluster, local_report, tmp_path):
     cut = tmp_path / "cut.db"
-    args = cluster.dask(small(tmp_path))
+    args = cluster.dask(small(tmp_path, cluster.settings))
     proc = start_tournament(*args, "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kill_and_resume(proc, args, cut, 6, stored=1)
     assert stored_games(cut) == (6, 12)
@@ -187,7 +274,7 @@ def test_a_bot_folder_is_shipped_to_the_workers_with_its_executable_script(clust
     run.chmod(0o755)
     db = tmp_path / "r.db"
     args = cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}")
-    r = tournament_in(tmp_path, "--db", str(db), *args, small(tmp_path), "--deal-sets", "1")
+    r = tournament_in(tmp_path, "--db", str(db), *args, small(tmp_path, cluster.settings), "--deal-sets", "1")
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT count(*), count(fault) FROM seats WHERE entrant = 'mine'").fetchone()
@@ -205,7 +292,7 @@ def cluster_dir(cluster: Cluster) -> Path:
 def test_a_bot_program_missing_on_the_workers_fails_its_games_naming_worker_and_command(cluster, tmp_path):
     db = tmp_path / "r.db"
     args = ["--entrant", "ghost=no-such-bot-program --fast", "--entrant", f"c={C_BOT}"]
-    r = tournament("run", *cluster.dask(small(tmp_path), *args, "--deal-sets", "1"), "--db", db)
+    r = tournament("run", *cluster.dask(small(tmp_path, cluster.settings), *args, "--deal-sets", "1"), "--db", db)
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr and "2 of 2 games failed" in r.stderr
     with sqlite3.connect(db) as con:
@@ -213,7 +300,7 @@ def test_a_bot_program_missing_on_the_workers_fails_its_games_naming_worker_and_
     assert len(failures) == 2
     for reason, attempts in failures:
         assert "'no-such-bot-program --fast'" in reason and "not found" in reason and attempts == 1
-        assert "on Dask worker tcp://127.0.0.1:" in reason
+        assert "on Dask worker tls://127.0.0.1:" in reason
 
 
 def test_records_land_at_the_clients_relative_path_signed_there_with_the_local_executors_events(
@@ -222,6 +309,7 @@ def test_records_land_at_the_clients_relative_path_signed_there_with_the_local_e
     """The workers run in another directory: they could neither find the key file nor write at `recs` here."""
     (tmp_path / "key.bin").write_bytes(b"the organiser's key")
     settings = f'executor = "dask"\nscheduler = "{cluster.address}"\nrecords = "recs"\nsign_key = "key.bin"\n'
+    settings += cluster.settings
     r = tournament_in(tmp_path, small(tmp_path, settings), "--db", "r.db")
     assert r.returncode == 0, r.stderr
     names = whole_records(tmp_path / "recs")
@@ -244,7 +332,7 @@ def test_a_record_the_clients_disk_refuses_stops_the_run_keeping_whole_records_a
         records = disk / "records"
         records.mkdir()
         fill(disk, 45_000)  # two records of SMALL's games fit (20 kB each), a third does not
-        args = cluster.dask(small(tmp_path), "--db", str(db), "--records", str(records))
+        args = cluster.dask(small(tmp_path, cluster.settings), "--db", str(db), "--records", str(records))
         r = tournament("run", *args)
         assert r.returncode == 3 and "Traceback" not in r.stderr, r.stderr
         [line] = romis_lines(r.stderr)
@@ -260,7 +348,8 @@ def test_a_record_the_clients_disk_refuses_stops_the_run_keeping_whole_records_a
 def test_registering_the_watchdog_again_leaves_the_running_games_and_their_bots_alone(cluster, tmp_path):
     db = tmp_path / "r.db"
     sleepy = "sleepy=python -m sample_bots.bad.sleepy 1.0 3"  # about 3 s of a game are left once its bots are seen
-    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "1")
+    args = cluster.dask(small(tmp_path, cluster.settings), "--entrant", sleepy, "--entrant", f"c={C_BOT}")
+    args += ["--deal-sets", "1"]
     proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         playing = register_the_watchdog_mid_game(cluster)
@@ -277,6 +366,7 @@ def register_the_watchdog_mid_game(cluster: Cluster) -> list:
     """Once both games of the run are under way on the cluster, register the Watchdog plugin again, as a second
     run on the cluster does; the bots that were playing."""
     from distributed import Client
+    from distributed.security import Security
 
     from tournaments.cluster import Watchdog
 
@@ -285,7 +375,9 @@ def register_the_watchdog_mid_game(cluster: Cluster) -> list:
     bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd and "pidns" not in p.cmd]  # noqa: E731
     assert wait_until(lambda: len(bots()) == 4, 60), "the two games did not start on the workers"
     playing = bots()
-    with Client(cluster.address, set_as_default=False) as client:
+    ca, cert, key = cluster.tls
+    security = Security(tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    with Client(cluster.address, security=security, set_as_default=False) as client:
         client.register_plugin(Watchdog())
     return playing
 
@@ -323,7 +415,8 @@ def test_a_worker_killed_mid_game_costs_only_that_game(cluster, tmp_path):
     """The last test on the module's cluster: it leaves one worker."""
     db = tmp_path / "r.db"
     sleepy = "sleepy=python -m sample_bots.bad.sleepy 0.4 3"  # a game lasts a second or more
-    args = cluster.dask(small(tmp_path), "--entrant", sleepy, "--entrant", f"c={C_BOT}", "--deal-sets", "2")
+    args = cluster.dask(small(tmp_path, cluster.settings), "--entrant", sleepy, "--entrant", f"c={C_BOT}")
+    args += ["--deal-sets", "2"]
     proc = start_tournament(*args, "--db", str(db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     victim = cluster.workers[0]
     tree = Tree(victim.pid)
@@ -366,6 +459,56 @@ def test_without_dask_the_dask_executor_is_one_clear_line_and_exit_2(tmp_path):
 def test_bad_executor_settings_are_one_line_and_exit_2(args, words, tmp_path):
     r = tournament("run", small(tmp_path), *args, "--db", str(tmp_path / "r.db"))
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
+
+
+def tls_settings(tmp: Path) -> dict[str, str]:
+    """TOML lines naming TLS files made in `tmp`: `two` the CA and the certificate, `no_key` those and a key
+    file that is not there."""
+    lines = {key: f'{key} = "{tmp / key}"\n' for key in ("tls_ca_file", "tls_cert", "tls_key")}
+    for key in ("tls_ca_file", "tls_cert"):
+        (tmp / key).write_text("PEM")
+    two = lines["tls_ca_file"] + lines["tls_cert"]
+    return {"two": two, "no_key": two + lines["tls_key"]}
+
+
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ('scheduler = "tcp://10.0.0.7:8786"', "scheduler tcp://10.0.0.7:8786 is not TLS: whoever reaches it"),
+        ('scheduler = "10.0.0.7:8786"', "scheduler 10.0.0.7:8786 is not TLS"),
+        ('scheduler = "tls://10.0.0.7:8786"', "scheduler tls://10.0.0.7:8786 needs tls_ca_file = the path of a PEM"),
+        ('scheduler = "tls://10.0.0.7:8786"\n{two}tls_key = 7', "needs tls_key = the path of a PEM file"),
+        ('scheduler = "tls://10.0.0.7:8786"\n{no_key}', "tls_key: no file "),
+        ('scheduler = "tcp://10.0.0.7:8786"\ninsecure_scheduler = "yes"', "insecure_scheduler must be true or false"),
+        ('scheduler = "tcp://10.0.0.7:8786"\ninsecure_scheduler = true\n{two}', "tls_ca_file is for a tls:// sch"),
+        ("{two}", "tls_ca_file is for scheduler = ADDRESS (a local Dask cluster makes its own certificate)"),
+        ("insecure_scheduler = true", "insecure_scheduler is for scheduler = ADDRESS"),
+    ],
+)
+def test_bad_scheduler_security_settings_are_one_line(settings, words, tmp_path):
+    from tournaments.config import load
+
+    settings = settings.format(**tls_settings(tmp_path))
+    with pytest.raises(ConfigError) as e:
+        load(small(tmp_path, f'executor = "dask"\n{settings}\n'), {})
+    assert words in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_tls_schedulers_files_reach_the_executor_and_a_plain_one_said_insecure_is_taken(tmp_path):
+    from tournaments.cluster import DaskExecutor
+    from tournaments.config import load
+    from tournaments.run import make_executor
+
+    (tmp_path / "key.pem").write_text("PEM")
+    files = tls_settings(tmp_path)["two"] + f'tls_key = "{tmp_path / "key.pem"}"\n'
+    cfg = load(small(tmp_path, f'executor = "dask"\nscheduler = "tls://10.0.0.7:8786"\n{files}'), {})
+    executor = make_executor(cfg)
+    assert isinstance(executor, DaskExecutor)
+    assert executor.tls == (str(tmp_path / "tls_ca_file"), str(tmp_path / "tls_cert"), str(tmp_path / "key.pem"))
+    cfg = load(small(tmp_path, 'executor = "dask"\nscheduler = "tcp://10.0.0.7:8786"\ninsecure_scheduler = true\n'), {})
+    executor = make_executor(cfg)
+    assert isinstance(executor, DaskExecutor) and executor.tls is None
+    assert cfg.fingerprint() == load(small(tmp_path), {}).fingerprint()
 
 
 @pytest.fixture(params=["filter", "checked here"])

@@ -21,6 +21,12 @@ A bot that is a folder (a relative path to a file in its command: `bots/mine/run
 is shipped as a tar of that folder, keyed by its SHA-256, in a worker plugin: every worker, one that joins later
 too, unpacks it once into its local directory (executable bits kept; Dask's UploadDirectory loses them), and the
 bot runs there. Every bot a worker starts dies with it (referee.process.reaper's watchdog, started by another plugin).
+
+Whoever can connect to a Dask scheduler (or worker) can make it run code, and a bot with network access can reach
+this machine's ports. So the local cluster speaks TLS only (scheduler, workers, nannies and this client), under a
+self-signed certificate made for the run and held in memory (the scheduler refuses a client without it), and a
+scheduler of the organiser's is reached over TLS with the files the configuration names (tournaments.config
+refuses a plain one unless told it is on a network no bot reaches).
 """
 
 import hashlib
@@ -44,6 +50,7 @@ from typing import Any
 
 from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed, get_worker
 from distributed.scheduler import KilledWorker
+from distributed.security import Security
 
 from referee.process.reaper import Guard
 from referee.records import RecordError, load_key, sign_record, write_record
@@ -209,10 +216,12 @@ def _play_here(spec: GameSpec, folders: dict[str, Folder], worker: Any) -> Reply
 
 
 class DaskExecutor:
-    """Runs games on a Dask cluster: the scheduler at `scheduler`, or a LocalCluster of `workers` processes."""
+    """Runs games on a Dask cluster: the scheduler at `scheduler`, or a LocalCluster of `workers` processes (TLS,
+    see `local_cluster`). `tls` (the CA, and this client's certificate and key: paths or PEM text) makes the client
+    of `scheduler` speak TLS only; without it, Dask's configuration decides (plain TCP by default)."""
 
-    def __init__(self, workers: int, scheduler: str | None = None):
-        self.workers, self.scheduler = workers, scheduler
+    def __init__(self, workers: int, scheduler: str | None = None, tls: tuple[str, str, str] | None = None):
+        self.workers, self.scheduler, self.tls = workers, scheduler, tls
 
     def run(self, specs: Iterable[GameSpec], on_result: OnResult, on_failure: OnFailure) -> None:
         """Run every spec on the cluster; call `on_result` or `on_failure` here as each game ends."""
@@ -270,8 +279,12 @@ class DaskExecutor:
             with local_cluster(self.workers) as cluster, Client(cluster, set_as_default=False) as client:
                 yield client
             return
-        try:
-            client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        security = None
+        if self.tls is not None:
+            ca, cert, key = self.tls
+            security = Security(tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+        try:  # a bad certificate is an ssl.SSLError (an OSError); one the scheduler refuses, a timeout
+            client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, security=security, set_as_default=False)
         except (OSError, ValueError, TypeError) as e:
             raise ConfigError(f"cannot reach the Dask scheduler {self.scheduler}: {describe_error(e)}") from None
         with client:
@@ -279,10 +292,19 @@ class DaskExecutor:
 
 
 def local_cluster(workers: int) -> LocalCluster:
-    """A cluster of `workers` single-threaded worker processes on this machine (a context manager: closed on exit)."""
-    # its HTTP server on a port of its own: the default 8787 may be another cluster's (Dask warns, then moves)
+    """A cluster of `workers` single-threaded worker processes on this machine (a context manager: closed on exit),
+    all of it on loopback over TLS under a temporary certificate of its own (`cluster.security`, which a Client of
+    the cluster takes): a process without it, a bot with network access among them, cannot connect to it."""
     return LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        protocol="tls",
+        security=Security.temporary(),
+        # its HTTP server (read-only pages) on loopback, on a port of its own: the default 8787 may be another
+        # cluster's (Dask warns, then moves), and ":0" would be every interface
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
     )
 
 
