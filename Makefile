@@ -6,7 +6,20 @@ unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo event test lint format test-diff test-solver bench clean node browser ccompiler cext reference fuzz soak
+.PHONY: demo event test lint format test-diff test-solver bench clean node browser ccompiler cext reference fuzz soak \
+  sandbox bytecode
+
+# bubblewrap sandboxes every bot (docs/security.md); install Debian's bubblewrap when it is missing and we may.
+# Without it romis runs bots only with --sandbox none (trusted bots), and the sandbox's tests skip, saying why.
+sandbox:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null); } || \
+	  echo "romis: bubblewrap (bwrap) is not installed; bots will run only with --sandbox none"
+
+# a sandboxed bot reads romis's packages read-only, so it cannot write their bytecode: compile it beforehand (a
+# no-op when it is current), or every Python bot compiles the modules it imports at each start
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q protocol referee sample_bots tournaments >/dev/null
 
 # node runs the JavaScript sample bot; install Debian's nodejs when it is missing and we may
 node:
@@ -57,7 +70,7 @@ $(STAMP): pyproject.toml setup.py referee/rules/_solver.c | $(PY) cext
 	$(PY) -m pip install -q -e '.[test,dask]'
 	touch $(STAMP)
 
-demo: $(STAMP) node
+demo: $(STAMP) node sandbox bytecode
 	@echo "== one match of Classic rummy between the sample bots =="
 	$(VENV)/bin/romis play classic --seed 7 \
 	  --bot "python -m sample_bots.greedy" --bot "python -m sample_bots.random" \
@@ -68,7 +81,7 @@ demo: $(STAMP) node
 
 # issue 14's acceptance event: the sample bots over every registered variant (examples/event-all.toml), played
 # afresh into demo-out/event/ with its wall time; not part of `make test` (minutes on 2 cores)
-event: $(STAMP) node
+event: $(STAMP) node sandbox bytecode
 	rm -rf demo-out/event && mkdir -p demo-out/event
 	@start=$$(date +%s); status=0; \
 	$(VENV)/bin/romis tournament run examples/event-all.toml > demo-out/event/standings.txt || status=$$?; \
@@ -77,7 +90,7 @@ event: $(STAMP) node
 
 # the suite runs on every core (pytest-xdist; TEST_JOBS=1 for one process, TEST_ARGS for pytest's own options)
 TEST_JOBS ?= auto
-test: $(STAMP) node browser $(C_BOT)
+test: $(STAMP) node browser sandbox bytecode $(C_BOT)
 	$(PY) -m pytest -n $(TEST_JOBS) $(TEST_ARGS)
 
 # ruff (lint and format check) on the whole tree, mypy on the packages (all configured in pyproject.toml);
@@ -116,7 +129,7 @@ fuzz: $(STAMP)
 reference: $(STAMP)
 	$(VENV)/bin/romis variants --markdown > docs/reference.md.new && mv docs/reference.md.new docs/reference.md
 
-bench: $(STAMP)
+bench: $(STAMP) sandbox bytecode
 	$(PY) -m pip install -q open-spiel rlcard  # the baselines bench/gin.py and bench/solver.py compare with
 	$(PY) bench/engine.py
 	$(PY) bench/referee.py
@@ -128,7 +141,7 @@ bench: $(STAMP)
 
 # 1,000 short matches over every variant with misbehaving bots at random seats and moments; fails if the
 # referee crashed, a process was left behind or a record does not replay (bench/soak.py --help for options)
-soak: $(STAMP)
+soak: $(STAMP) sandbox bytecode
 	$(PY) bench/soak.py --matches $${MATCHES:-1000} --seed $${SEED:-0}
 
 clean:

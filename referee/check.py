@@ -331,7 +331,7 @@ async def _run(match: CheckMatch) -> CheckMatch:
 
 
 def check_position(
-    command: str, position: Position, kind: str, limits: Limits, box: Box
+    command: str, position: Position, kind: str, limits: Limits, box: Box | None = None
 ) -> tuple[dict[str, Any], dict]:
     """The report row of one crafted position, and its hygiene findings: a fresh bot process, started where seat 0
     must decide `kind`."""

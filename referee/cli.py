@@ -3,7 +3,6 @@
 import difflib
 import json
 import os
-import random
 import signal
 import sys
 from collections import Counter
@@ -159,7 +158,7 @@ def play(
         list[str],
         typer.Option("--bot", help="bot command, once per seat in seat order (`human`: you, at this terminal)"),
     ],
-    seed: Annotated[int | None, typer.Option(help="master seed (random if omitted)")] = None,
+    seed: Annotated[int | None, typer.Option(help="master seed (if omitted: a secret one, 62 random bits)")] = None,
     record: Annotated[Path | None, typer.Option(help="write the game record (JSONL) here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     timings: Annotated[bool, typer.Option(help="include timing figures in the JSON")] = False,
@@ -199,7 +198,9 @@ def play(
     from referee.records import RecordError
 
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        from referee.play import secret_seed
+
+        seed = secret_seed()
     human = HUMAN in bot  # a person at this terminal: show every deal's end, and the hands revealed
     live = (human or (not as_json and sys.stderr.isatty())) if progress is None else progress
     match = None

@@ -2,6 +2,7 @@
 
 import math
 import os
+import random
 import shlex
 import signal
 import statistics
@@ -235,6 +236,12 @@ def new_match(
         except OSError as e:
             raise ConfigError(f"cannot write record {record}: {e.strerror}") from None
     return match
+
+
+def secret_seed() -> int:
+    """A master seed no one can guess (62 bits from the system's generator): deals that a bot cannot rebuild by
+    trying likely seeds with romis's own engine."""
+    return random.SystemRandom().randrange(2**62)
 
 
 def check_boxes(boxes: list[Box] | None, seats: int) -> list[Box]:

@@ -371,8 +371,12 @@ def register_the_watchdog_mid_game(cluster: Cluster) -> list:
     from tournaments.cluster import Watchdog
 
     trees = [Tree(w.pid) for w in cluster.workers]
-    # the bots, not their sandbox's wrappers (pidns.py): the 4 of both games, from their start to the first one's end
-    bots = lambda: [p for t in trees for p in t.poll() if "sample_bots" in p.cmd and "pidns" not in p.cmd]  # noqa: E731
+    # the bots, not their sandbox's wrappers (bwrap and setpriv, or pidns.py): the 4 of both games, from their start
+    # to the first one's end
+    wrappers = ("pidns.py", "bwrap", "setpriv", "stage.py")
+    bots = lambda: [  # noqa: E731
+        p for t in trees for p in t.poll() if "sample_bots" in p.cmd and not any(w in p.cmd for w in wrappers)
+    ]
     assert wait_until(lambda: len(bots()) == 4, 60), "the two games did not start on the workers"
     playing = bots()
     ca, cert, key = cluster.tls

@@ -17,6 +17,7 @@ from procs import gone, group_cmds, group_gone, wait_until
 from protocol import messages as m
 from referee.match import Match
 from referee.process.runner import BotFault, BotProcess, Limits, bot_group, decode_reply, timed_receive
+from referee.process.spawn import PIDNS
 from referee.rules.variants import find_variant
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -366,9 +367,11 @@ async def test_a_last_line_without_newline_is_a_crash_that_says_so():
 
 
 async def test_a_bot_that_closes_its_input_is_a_broken_pipe_with_its_last_words():
+    # without the sandbox: bubblewrap's own process holds the bot's pipes too, so there a bot that closes its stdin
+    # and keeps running is caught by its deadline instead (docs/security.md)
     script = "import os, sys, time; os.close(0); print('deaf now', file=sys.stderr, flush=True); time.sleep(60)"
     async with bot_group() as group:
-        bot = await group.start([sys.executable, "-c", script], Limits())
+        bot = await group.start([sys.executable, "-c", script], Limits(sandbox=PIDNS))
         with trio.fail_after(2):
             while b"deaf" not in bot.stderr_tail:
                 await trio.sleep(0.01)

@@ -1,5 +1,7 @@
-"""The sandbox: every descendant of a bot dies with its match (setsid() double forks included), in a PID
-namespace or under the subreaper fallback; --no-network gives a bot a loopback of its own."""
+"""The sandbox's hygiene: every descendant of a bot dies with its match (setsid() double forks included) under
+bubblewrap, in a PID namespace or under the subreaper fallback of `--sandbox none`; a bot has only a loopback of
+its own unless it is given the network; where the machine cannot sandbox, romis says so in one line. (What a bot
+can see and touch is test_security's.)"""
 
 import json
 import os
@@ -8,21 +10,26 @@ import socket
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from procs import TOKEN_VAR, kill, leftovers, marked, wait_until
 
 from referee import cli
-from referee.process import spawn
+from referee.process import sandbox, spawn
 from referee.rules.errors import ConfigError
 from tournaments.config import load
 from tournaments.run import game_specs
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
-MODES = [spawn.PIDNS, spawn.SUBREAPER]
+CAN_SANDBOX = sandbox.unavailable() is None
+MODES = [
+    pytest.param(sandbox.BWRAP, marks=pytest.mark.skipif(not CAN_SANDBOX, reason=f"{sandbox.unavailable()}")),
+    spawn.PIDNS,
+    spawn.SUBREAPER,
+]
+needs_bwrap = pytest.mark.skipif(not CAN_SANDBOX, reason=f"no sandbox: {sandbox.unavailable()}")
 RANDOM = "python -m sample_bots.random"
 HANG = "python -m sample_bots.bad.hang"
 BOT = "sample_bots.bad.escapee"
@@ -37,10 +44,16 @@ def escapee(pidfile: Path, *extra: str) -> str:
     return f"python -m {BOT} --pidfile {pidfile} {' '.join(extra)}".strip()
 
 
+def pidfile_of(tmp_path: Path, mode: str, name: str) -> Path:
+    """Where an escapee's daemon writes its PID: a sandboxed one only in its own private /tmp, which a test cannot
+    read (those tests find the daemon by its environment instead)."""
+    return Path("/tmp", name) if mode == sandbox.BWRAP else tmp_path / name
+
+
 @pytest.fixture(params=MODES)
 def mode(request, monkeypatch):
     """Each test runs once with each sandbox (ROMIS_SANDBOX reaches `romis play` through the environment)."""
-    monkeypatch.setenv(spawn.SANDBOX_VAR, request.param)
+    monkeypatch.setenv(sandbox.SANDBOX_VAR, request.param)
     return request.param
 
 
@@ -53,7 +66,7 @@ def no_strays():
 
 def test_a_setsid_double_fork_dies_when_the_match_ends(tmp_path, mode):
     # one match, two escapees: seat 0 exits after three moves (a crash), seat 1 is stopped for an illegal play
-    pidfiles = [tmp_path / "crash.pid", tmp_path / "illegal.pid"]
+    pidfiles = [pidfile_of(tmp_path, mode, "crash.pid"), pidfile_of(tmp_path, mode, "illegal.pid")]
     bots = ["--bot", escapee(pidfiles[0]), "--bot", escapee(pidfiles[1], "--illegal")]
     r = subprocess.run(
         romis(*bots, "--seed", "5", "--option", "max_deals=2", "--json"),
@@ -63,13 +76,14 @@ def test_a_setsid_double_fork_dies_when_the_match_ends(tmp_path, mode):
         timeout=120,
     )
     assert r.returncode == 0, r.stderr
-    assert all(p.read_text().strip() for p in pidfiles)  # both daemons did detach and run
+    if mode != sandbox.BWRAP:
+        assert all(p.read_text().strip() for p in pidfiles)  # both daemons did detach and run
     assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == ["crash", "illegal"]
     assert leftovers() == []
 
 
-def _start_and_wait_for_daemon(tmp_path: Path, *extra: str) -> subprocess.Popen:
-    pidfile = tmp_path / "daemon.pid"
+def _start_and_wait_for_daemon(tmp_path: Path, mode: str, *extra: str) -> subprocess.Popen:
+    pidfile = pidfile_of(tmp_path, mode, "daemon.pid")
     proc = subprocess.Popen(
         romis("--bot", escapee(pidfile, "--moves", "1000", *extra), "--bot", HANG, "--seed", "5", "--move-time", "60"),
         cwd=ROOT,
@@ -78,13 +92,14 @@ def _start_and_wait_for_daemon(tmp_path: Path, *extra: str) -> subprocess.Popen:
         text=True,
     )
     # the hang bot keeps the match going after three moves; the escapee and its daemon are both alive then
-    assert wait_until(lambda: pidfile.exists() and pidfile.read_text().strip() != "", 30)
+    if mode != sandbox.BWRAP:
+        assert wait_until(lambda: pidfile.exists() and pidfile.read_text().strip() != "", 30)
     assert wait_until(lambda: [p.cmd.split()[-1] for p in marked() if "sleep(3600)" in p.cmd] == [DAEMON], 30)
     return proc
 
 
 def test_ctrl_c_of_romis_play_takes_the_daemon_along(tmp_path, mode):
-    proc = _start_and_wait_for_daemon(tmp_path)
+    proc = _start_and_wait_for_daemon(tmp_path, mode)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -94,62 +109,16 @@ def test_ctrl_c_of_romis_play_takes_the_daemon_along(tmp_path, mode):
 def test_sigkill_of_romis_play_takes_the_daemon_along(tmp_path, mode):
     # The subreaper dies with the referee: there the watchdog's token must have stayed in the daemon's
     # environment (docs/protocol.md, Limits); a PID namespace needs no such help.
-    proc = _start_and_wait_for_daemon(tmp_path, *(["--keep-env"] if mode == spawn.SUBREAPER else []))
+    proc = _start_and_wait_for_daemon(tmp_path, mode, *(["--keep-env"] if mode == spawn.SUBREAPER else []))
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert leftovers(timeout=10) == []
 
 
-def test_the_record_header_says_which_sandbox_was_in_force(probes):
-    for net in (False, True):
-        header = json.loads(probes.records[net].read_text().splitlines()[0])
-        assert header["sandbox"] == {"mode": probes.mode, "no_network": net}
-
-
-def test_the_help_names_the_sandbox_in_force(capsys, monkeypatch):
+@needs_bwrap
+def test_the_help_names_the_sandbox_in_force(capsys):
     assert cli.run(["play", "--help"]) == 0
-    assert f"Sandbox in force on this machine: {spawn.sandbox_mode()}" in " ".join(capsys.readouterr().out.split())
-
-
-@dataclass
-class Probes:
-    """Two matches of the network probe against a listener on the host's loopback, under one sandbox mode:
-    their --json results, their records, and whether the listener was reached, by --no-network."""
-
-    mode: str
-    results: dict[bool, dict] = field(default_factory=dict)
-    records: dict[bool, Path] = field(default_factory=dict)
-    reached: dict[bool, bool] = field(default_factory=dict)
-
-
-@pytest.fixture(scope="module", params=MODES)
-def probes(request, tmp_path_factory):
-    """The probe matches, played once per mode for the tests that read them (each match starts four processes)."""
-    out, where = Probes(request.param), tmp_path_factory.mktemp(f"probes-{request.param}")
-    env = {**os.environ, spawn.SANDBOX_VAR: request.param, TOKEN_VAR: uuid.uuid4().hex}
-    # the "outside" a sandboxed bot must not reach
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(0.1)
-        for net in (True, False):
-            out.records[net] = where / f"net-{net}.jsonl"
-            out.results[net] = _probe_match(server.getsockname()[1], env, out.records[net], net)
-            out.reached[net] = _accepted(server)
-    return out
-
-
-def _probe_match(port: int, env: dict[str, str], record: Path, no_network: bool) -> dict:
-    bots = ["--bot", f"python -m sample_bots.bad.netprobe {port}", "--bot", RANDOM]
-    flags = ["--record", str(record), *(["--no-network"] if no_network else [])]
-    r = subprocess.run(
-        romis(*bots, "--seed", "3", "--option", "max_deals=1", "--json", *flags),
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    assert "Sandbox in force on this machine: bwrap" in " ".join(capsys.readouterr().out.split())
 
 
 def _accepted(server: socket.socket) -> bool:
@@ -161,65 +130,109 @@ def _accepted(server: socket.socket) -> bool:
     return True
 
 
-def test_no_network_cuts_a_bot_off_while_the_match_plays_on(probes):
-    cut = probes.results[True]
-    assert cut["seats"][0]["name"].startswith("netprobe:refused:")
-    assert [s["fault"] for s in cut["seats"]] == [None, None] and cut["deals"] == 1
-    assert not probes.reached[True]
-    free = probes.results[False]
-    assert free["seats"][0]["name"] == "netprobe:connected" and probes.reached[False]
+@needs_bwrap
+def test_a_bot_has_only_its_own_loopback_unless_its_seat_is_given_the_network(tmp_path):
+    env = {**os.environ, TOKEN_VAR: uuid.uuid4().hex}
+    env.pop(sandbox.SANDBOX_VAR, None)
+    with socket.create_server(("127.0.0.1", 0)) as server:  # the "outside" a sandboxed bot must not reach
+        server.settimeout(0.1)
+        bots = ["--bot", f"python -m sample_bots.bad.netprobe {server.getsockname()[1]}", "--bot", RANDOM]
+        for given in (False, True):
+            record = tmp_path / f"net-{given}.jsonl"
+            flags = ["--record", str(record), *(["--network", "0"] if given else [])]
+            r = subprocess.run(
+                romis(*bots, "--seed", "3", "--option", "max_deals=1", "--json", *flags),
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert r.returncode == 0, r.stderr
+            out, header = json.loads(r.stdout), json.loads(record.read_text().splitlines()[0])
+            assert [s["fault"] for s in out["seats"]] == [None, None] and out["deals"] == 1  # it plays on
+            name = out["seats"][0]["name"]
+            assert name == "netprobe:connected" if given else name.startswith("netprobe:refused:"), name
+            assert _accepted(server) is given
+            assert header["sandbox"] == {"mode": "bwrap", "network": [0] if given else []}
 
 
-def test_check_no_network_judges_the_bot_cut_off_from_the_host():
-    """`romis check --no-network` runs the bot as `romis play --no-network` does: the probe cannot reach a listener
-    on the host's loopback, and says so in its name; without the flag it reaches it."""
+@needs_bwrap
+def test_check_runs_the_bot_cut_off_from_the_host_unless_given_the_network():
     with socket.create_server(("127.0.0.1", 0)) as server:
         server.settimeout(0.1)
-        for net, name in ((True, "netprobe:refused:"), (False, "netprobe:connected")):
+        for given, name in ((False, "netprobe:refused:"), (True, "netprobe:connected")):
             command = f"python -m sample_bots.bad.netprobe {server.getsockname()[1]}"
-            flags = ["--no-network"] if net else []
-            argv = [sys.executable, "-m", "referee", "check", command, "--json", *flags]
+            argv = [sys.executable, "-m", "referee", "check", command, "--json", *(["--network"] if given else [])]
             r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
             assert r.returncode == 0, r.stdout[-2000:] + r.stderr
             report = json.loads(r.stdout)
-            assert report["no_network"] is net and report["passed"]
+            assert report["sandbox"] == {"mode": "bwrap", "network": given} and report["passed"]
             assert report["variants"][0]["handshake"]["name"].startswith(name)
-            assert _accepted(server) is not net
+            assert _accepted(server) is given
 
 
-def test_without_namespaces_no_network_and_pid_namespace_are_one_line_errors(monkeypatch, capsys):
-    monkeypatch.setattr(spawn, "_probed", {("--net",): False, ("--pid",): False})
-    base = ["play", "classic", "--bot", RANDOM, "--bot", RANDOM]
-    assert cli.run([*base, "--no-network"]) == 2
-    assert cli.run([*base, "--sandbox", spawn.PIDNS]) == 2
-    assert cli.run(["check", RANDOM, "--no-network"]) == 2
+def test_where_the_machine_cannot_sandbox_romis_runs_only_with_sandbox_none(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(sandbox, "_probe", {"why": "bubblewrap (bwrap) is not installed"})
+    monkeypatch.delenv(sandbox.SANDBOX_VAR, raising=False)
+    base = ["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "max_deals=1"]
+    assert cli.run(base) == 2
+    assert cli.run(["check", RANDOM]) == 2
+    with pytest.raises(ConfigError) as refused:
+        load(None, {"entrants": {"a": RANDOM, "b": RANDOM}})
     lines = capsys.readouterr().err.splitlines()
-    assert lines == [
-        "romis: --no-network needs a network namespace per bot, which this machine refuses",
-        "romis: --sandbox pid-namespace: this machine refuses new PID namespaces",
-        "romis: --no-network needs a network namespace per bot, which this machine refuses",
+    why = (
+        "this machine cannot sandbox bots: bubblewrap (bwrap) is not installed; give --sandbox none "
+        '(sandbox = "none") to run only bots you trust, without a sandbox'
+    )
+    assert lines == [f"romis: {why}"] * 2 and str(refused.value) == why
+    record = tmp_path / "r.jsonl"
+    assert cli.run([*base, "--sandbox", "none", "--record", str(record)]) == 0
+    header = json.loads(record.read_text().splitlines()[0])
+    assert header["sandbox"]["mode"] == "none" and header["sandbox"]["warning"] == "not for untrusted bots"
+    assert cli.run(["play", "--help"]) == 0
+    assert "Sandbox: none available (bubblewrap (bwrap) is not installed)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_without_pid_namespaces_sandbox_none_falls_back_to_the_subreaper(monkeypatch, capsys):
+    monkeypatch.setattr(spawn, "_probed", {("--pid",): False})
+    assert sandbox.sandbox_mode("none") == spawn.SUBREAPER
+    assert cli.run(["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--sandbox", spawn.PIDNS]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "romis: --sandbox pid-namespace: this machine refuses new PID namespaces"
     ]
-    assert spawn.sandbox_mode("auto") == spawn.SUBREAPER  # the fallback is chosen where namespaces are refused
 
 
-def test_a_tournament_passes_no_network_to_its_games(tmp_path):
+def test_a_tournament_passes_its_entrants_sandbox_settings_to_its_games(tmp_path):
+    data = tmp_path / "book.bin"
+    data.write_bytes(b"1")
     config = tmp_path / "t.toml"
     config.write_text(
-        f'no_network = true\n[[entrants]]\nname = "a"\ncommand = "{RANDOM}"\n'
-        f'[[entrants]]\nname = "b"\ncommand = "{RANDOM}"\n'
+        f'[[entrants]]\nname = "a"\ncommand = "{RANDOM}"\n'
+        f'[[entrants]]\nname = "b"\ncommand = "{RANDOM}"\nnetwork = true\nwritable = true\npaths = ["book.bin"]\n'
     )
-    cfg = load(config, {})
-    assert cfg.fingerprint()["no_network"] is True
-    assert all(spec.no_network for spec in game_specs(cfg))
-    assert "no_network" not in load(None, {"entrants": {"a": RANDOM, "b": RANDOM}}).fingerprint()
-    config.write_text(config.read_text().replace("true", '"yes"'))
-    with pytest.raises(ConfigError, match="no_network must be true or false"):
-        load(config, {})
+    cfg = load(config, {"sandbox": "none"})
+    assert cfg.fingerprint()["sandbox"] == {"b": {"network": True, "writable": True, "paths": [str(data)]}}
+    for spec in game_specs(cfg):
+        assert [(b.network, b.writable, b.paths) for b in spec.boxes] == [
+            (e == "b", e == "b", (str(data),) if e == "b" else ()) for e in spec.entrants
+        ]
+        assert spec.sandbox in (spawn.PIDNS, spawn.SUBREAPER)
+    assert "sandbox" not in load(None, {"entrants": {"a": RANDOM, "b": RANDOM}, "sandbox": "none"}).fingerprint()
+    for bad, message in (
+        ('network = "yes"', "network must be true or false"),
+        ('paths = ["nowhere"]', "does not exist"),
+        ("netwrok = true", "unknown setting 'netwrok' \\(did you mean 'network'\\?\\)"),
+    ):
+        config.write_text(f'[[entrants]]\nname = "a"\ncommand = "{RANDOM}"\n{bad}\n')
+        with pytest.raises(ConfigError, match=message):
+            load(config, {"sandbox": "none"})
 
 
-def test_sigkill_of_a_tournament_worker_takes_its_bots_daemon_along(tmp_path, monkeypatch):
-    monkeypatch.setenv(spawn.SANDBOX_VAR, spawn.PIDNS)  # the watchdog's token is dropped: only the namespace helps
-    pidfile = tmp_path / "daemon.pid"
+@pytest.mark.parametrize("mode", [MODES[0], spawn.PIDNS])
+def test_sigkill_of_a_tournament_worker_takes_its_bots_daemon_along(tmp_path, monkeypatch, mode):
+    monkeypatch.setenv(sandbox.SANDBOX_VAR, mode)  # the watchdog's token is dropped: only the namespace helps
+    pidfile = pidfile_of(tmp_path, mode, "daemon.pid")
     entrants = [f"--entrant=escapee={escapee(pidfile, '--moves', '1000')}", f"--entrant=hang={HANG}"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "referee", "tournament", "run", *entrants, "--db", str(tmp_path / "r.db")]

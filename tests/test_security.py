@@ -174,3 +174,92 @@ def test_run_as_an_unprivileged_user_the_sandbox_still_holds(secrets):
     # the control: without the sandbox, a bot of the same user may signal and trace the referee
     _, reports, _ = play(secrets, [spy(secrets), RANDOM], "--sandbox", "none", user="65534")
     assert {"processes", "signals", "ptrace", "pipes"} <= set(succeeded(reports[0])), reports[0]
+
+
+PROBE = """import os, sys
+try:
+    {action}
+    sys.stderr.write("PROBE ok\\n")
+except OSError as e:
+    sys.stderr.write(f"PROBE {{e.strerror}}\\n")
+sys.stderr.flush()
+os.execv(sys.executable, [sys.executable, "-m", "sample_bots.random"])
+"""
+
+
+def probe_bot(folder: Path, action: str) -> str:
+    """A bot in `folder` that tries `action` (a line of Python), says on stderr how it went, then plays."""
+    folder.mkdir(mode=0o755)
+    (folder / "bot.py").write_text(PROBE.format(action=action))
+    (folder / "bot.py").chmod(0o644)
+    return f"python {folder / 'bot.py'}"
+
+
+def probes(record: Path) -> dict[int, str]:
+    """What each probe bot of a record said, by seat."""
+    said = {}
+    for line in map(json.loads, record.read_text().splitlines()):
+        if line.get("type") == "stderr":
+            said[line["seat"]] = next(t[6:] for t in line["tail"].splitlines() if t.startswith("PROBE "))
+    return said
+
+
+@needs_bwrap
+def test_a_writable_entrant_writes_a_private_copy_of_its_folder(secrets):
+    d = secrets["dir"]
+    write = "open(os.path.join(os.path.dirname(__file__), 'state.txt'), 'w').write('learned')"
+    bots = [probe_bot(d / "plain", write), probe_bot(d / "writer", write)]
+    play(secrets, bots, "--writable", "1")
+    assert probes(d / "match.jsonl") == {0: "Read-only file system", 1: "ok"}
+    assert not (d / "plain" / "state.txt").exists() and not (d / "writer" / "state.txt").exists()
+
+
+@needs_bwrap
+def test_an_entrant_reads_a_path_it_adds_and_no_other(secrets):
+    d = secrets["dir"]
+    data = d / "weights.bin"
+    data.write_bytes(b"\1" * 100)
+    data.chmod(0o644)
+    read = f"open({str(data)!r}, 'rb').read()"
+    bots = [probe_bot(d / "without", read), probe_bot(d / "with", read)]
+    play(secrets, bots, "--path", f"1={data}")
+    assert probes(d / "match.jsonl") == {0: "No such file or directory", 1: "ok"}
+
+
+@needs_bwrap
+def test_a_tournament_sandboxes_its_bots_gives_the_network_per_entrant_and_reports_it(secrets):
+    d = secrets["dir"]
+    connect = f"__import__('socket').create_connection(('127.0.0.1', {secrets['port']}), timeout=2).close()"
+    toml = d / "t.toml"
+    toml.write_text(
+        f'variant = "classic"\ndeal_sets = 1\nconcurrency = 1\noptions = {{max_deals = 1}}\n'
+        f'[[entrants]]\nname = "cut-off"\ncommand = "{probe_bot(d / "a", connect)}"\n'
+        f'[[entrants]]\nname = "online"\ncommand = "{probe_bot(d / "b", connect)}"\nnetwork = true\n'
+    )
+    run = [sys.executable, "-m", "referee", "tournament", "run", str(toml), "--db", str(d / "r.db")]
+    r = subprocess.run([*run, "--records", str(d / "records")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for record in (d / "records").glob("*.jsonl"):
+        seats = json.loads(record.read_text().splitlines()[0])["seats"]
+        said = probes(record)
+        for seat, entrant in enumerate(seats):
+            assert said[seat] == ("ok" if "b/bot.py" in entrant["bot"] else "Connection refused"), (entrant, said)
+    assert "bwrap (each bot in a sandbox of its own); network given to: online" in " ".join(r.stdout.split())
+
+
+@needs_bwrap
+@pytest.mark.skipif(not AS_ROOT, reason="only a bot's uid of its own (romis as root) must reach its folder")
+def test_a_bot_whose_folder_lies_under_a_folder_others_cannot_enter_still_runs(tmp_path):
+    # pytest's own folders are its user's alone (0700): the bot's uid could not reach its folder without staging
+    folder = tmp_path / "deep" / "bot"
+    folder.mkdir(parents=True)
+    tmp_path.chmod(0o700)
+    program = folder / "bot.py"
+    program.write_text((ROOT / "sample_bots/random.py").read_text())
+    folder.chmod(0o755)
+    mounts = Path("/proc/self/mountinfo").read_text()
+    argv = [sys.executable, "-m", "referee", "play", "classic", "--bot", f"python {program}", "--bot", RANDOM]
+    r = subprocess.run([*argv, "--json", "--option", "max_deals=1"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert [s["fault"] for s in json.loads(r.stdout)["seats"]] == [None, None]
+    assert Path("/proc/self/mountinfo").read_text() == mounts  # the staging lived in the bot's own namespace

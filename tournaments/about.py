@@ -179,6 +179,17 @@ def _runs_words(a: About) -> str:
     return f"{start}; resumed {_plural(len(resumes), 'time')}, last {_when(resumes[-1]['started'])}"
 
 
+def sandbox_words(a: About) -> str:
+    """How the bots of the latest run were sandboxed, and which entrants had the network."""
+    box = a.runs[-1].get("sandbox") if a.runs else None
+    if box is None:
+        return UNKNOWN
+    if box["mode"] != "bwrap":
+        return f"none: {box['warning']} (bots ran unsandboxed, {box['containment']} only)"
+    network = ", ".join(box["network"]) or "none"
+    return f"bwrap (each bot in a sandbox of its own); network given to: {network}"
+
+
 PART_FACTS = ("seats", "options")  # what each part of an event has for itself (its section says)
 EVENT_SCORING = (
     "each variant by its own scoring (see its section); overall: match points, wins and an openskill rating over "
@@ -214,6 +225,7 @@ def facts(a: About) -> list[tuple[str, str]]:
     return [
         *head,
         ("time limits", _limits_words(c)),
+        ("sandbox", sandbox_words(a)),
         ("romis version", _versions(a, "romis")),
         ("protocol version", _versions(a, "protocol")),
         ("run", _runs_words(a)),
@@ -258,6 +270,7 @@ def as_json(a: About) -> dict[str, Any]:
         "protocol": a.runs[0]["protocol"] if a.runs else None,
         "started": a.started,
         "runs": [{k: r[k] for k in ("started", "games_before", "romis", "protocol")} for r in a.runs],
+        "sandbox": a.runs[-1].get("sandbox") if a.runs else None,
         "games_finished": {"first": a.finished[0], "last": a.finished[1]},
     }
 

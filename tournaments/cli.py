@@ -26,7 +26,9 @@ def run(
     seats: Annotated[int | None, typer.Option(help="seats per table")] = None,
     deal_sets: Annotated[int | None, typer.Option(help="duplicate deal sets per table")] = None,
     concurrency: Annotated[int | None, typer.Option(help="games at once (default: number of cores)")] = None,
-    seed: Annotated[int | None, typer.Option(help="master seed")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="master seed (default: the database's, else a secret one drawn at the first run)")
+    ] = None,
     db: Annotated[str | None, typer.Option(help="results database (SQLite)")] = None,
     records: Annotated[str | None, typer.Option(help="directory for game records")] = None,
     partnerships: Annotated[

@@ -61,7 +61,7 @@ class Config:
     seats: int | None = None  # None: the variant's minimum player count
     deal_sets: int = 2
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
-    seed: int = 1
+    seed: int = 0  # load() draws a secret one when none is given, or takes the results database's on a resume
     db: str = "romis-results.db"
     records: str | None = None
     schedule: str = "round-robin"  # or "gauntlet"
@@ -190,10 +190,16 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
             limits[key] = data.pop(key)
         if key in limits and limits[key] == CLOCK_DEFAULTS[key] and type(limits[key]) is type(CLOCK_DEFAULTS[key]):
             del limits[key]
+    seeded = data.get("seed") is not None
     try:
         cfg = Config(limits=limits, **data)
     except TypeError as e:
         raise ConfigError(f"bad configuration: {e}") from None
+    if not seeded:  # a seed no entrant can guess (docs/security.md), the database's own on a resume
+        from referee.play import secret_seed
+        from tournaments.store import stored_seed
+
+        cfg.seed = stored_seed(cfg.db) or secret_seed()
     return _check(cfg)
 
 

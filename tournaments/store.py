@@ -196,6 +196,8 @@ class Store:
         `variant`s, with its games scheduled); refuse to add to results played under other rules or with the
         entrants seated otherwise."""
         info = {**run_info(variant, {s.variant: s.options for s in reversed(specs)}), "games_scheduled": len(specs)}
+        if specs:
+            info["sandbox"] = sandbox_info(specs)
         for v in info.get("variants", []):
             v["games_scheduled"] = sum(part_of(s.key) == v["slug"] for s in specs)
         for i, v in enumerate(info.get("variants") or [info["variant"]]):
@@ -365,6 +367,34 @@ def run_info(variant: str | list[str], options: dict[str, dict[str, Any]] | None
         else {"variants": [variant_info(v, opts.get(v)) for v in variant]}
     )
     return {"romis": romis_version(), "protocol": PROTOCOL_VERSION, **rules}
+
+
+def stored_seed(path: str) -> int | None:
+    """The master seed of the tournament the database at `path` holds; None if there is none (or it cannot be read:
+    opening it for the run says why)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+        finally:
+            con.close()
+        seed = json.loads(row[0]).get("seed") if row else None
+    except (sqlite3.Error, ValueError, AttributeError):
+        return None
+    return seed if isinstance(seed, int) else None
+
+
+def sandbox_info(specs: list[GameSpec]) -> dict[str, Any]:
+    """The sandbox a run's bots play in, as the report states it: its mode, and the entrants given the network."""
+    from referee.process.sandbox import BWRAP, UNTRUSTED_WARNING
+
+    mode = specs[0].sandbox
+    network = sorted({e for s in specs for e, box in zip(s.entrants, s.boxes) if box.network})
+    if mode == BWRAP:
+        return {"mode": BWRAP, "network": network}
+    return {"mode": "none", "containment": mode, "warning": UNTRUSTED_WARNING}
 
 
 def variant_info(variant: str, options: dict[str, Any] | None = None) -> dict[str, Any]:

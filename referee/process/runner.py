@@ -136,6 +136,7 @@ class BotProcess:
         self._closing = False
         self._closed = trio.Event()
         self.uid_lock: int | None = None  # the lock on the sandbox uid this bot runs under (root), given back at close
+        self.copy: str | None = None  # a private copy of its folder (root, a folder others may not read), removed then
 
     @classmethod
     async def start(
@@ -161,24 +162,23 @@ class BotProcess:
         box = box or Box()
         mode = box.sandbox or limits.sandbox or sandbox_mode()
         uid, uid_lock = sandbox.take_uid() if mode == BWRAP else (None, None)
+        copy = None
         pairs = rlimits(limits.memory_mb, limits.file_size_mb, limits.processes, limits.files, uid is not None)
         argv = [program, *argv[1:]]
         try:
             if mode == BWRAP:
                 here = os.fspath(cwd) if cwd is not None else os.getcwd()
-                why = sandbox.unreadable(argv, here) if uid is not None else None
-                if why is not None:
-                    raise BotFault("exec", f"cannot run {argv[0]!r}: {why}")
-                args, preexec = spawn_args(sandbox.wrap(argv, box, here, uid, limits.tmp_mb, env), pairs)
+                copy = sandbox.private_copy(argv, here, uid) if uid is not None else None
+                args, preexec = spawn_args(sandbox.wrap(argv, box, here, uid, limits.tmp_mb, env, copy), pairs)
             else:
                 args, preexec = spawn_args(argv, pairs)
                 args = contained(args, mode)
             proc = await cls._open(args, preexec, cwd, env, argv[0])
         except BaseException:
-            sandbox.give_back(uid_lock)
+            sandbox.give_back(uid_lock, copy)
             raise
         bot = cls(proc, limits)
-        bot.uid_lock = uid_lock
+        bot.uid_lock, bot.copy = uid_lock, copy
         _running.add(bot.pid)
         try:  # no checkpoint since the spawn: a cancellation cannot leak the bot
             nursery.start_soon(bot._drain_stderr)
@@ -458,8 +458,8 @@ class BotProcess:
             with trio.move_on_after(_EXIT_GRACE):
                 await self._stderr_done.wait()
             await self._stderr_pipe.aclose()
-            sandbox.give_back(self.uid_lock)
-            self.uid_lock = None
+            sandbox.give_back(self.uid_lock, self.copy)
+            self.uid_lock = self.copy = None
             self._closed.set()
 
 

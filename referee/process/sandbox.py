@@ -14,10 +14,13 @@ else the subreaper), but nothing is hidden.
 """
 
 import fcntl
+import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,7 @@ DEFAULT_UIDS = (62000, 62999)
 
 # what every bot may read: the system's programs and libraries (a merged-/usr system's /bin is a link into /usr)
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+KERNEL = ("/proc", "/sys", "/dev")  # files of the kernel's, never a bot's folder
 ETC = (
     "alternatives",  # Debian's links behind /usr/bin/node, /usr/bin/java, ...
     "ld.so.cache",
@@ -55,6 +59,8 @@ ROMIS_PACKAGES = ("protocol", "referee", "sample_bots")  # romis's own code: `pr
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "NODE_PATH")
 INSIDE_HOME = "/tmp"
 STAGE = "/.romis-folder"  # where a writable bot's folder is read from before it is copied
+STAGE_ROOT = "/run/romis-stage"  # as root: where stage.py binds what a bot's uid could not reach (an empty folder)
+_STAGE_HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stage.py")
 
 
 @dataclass(frozen=True)
@@ -146,9 +152,16 @@ def describe() -> str:
 
 
 def wrap(
-    argv: list[str], box: Box, cwd: str, uid: int | None = None, tmp_mb: int = 64, env: dict | None = None
+    argv: list[str],
+    box: Box,
+    cwd: str,
+    uid: int | None = None,
+    tmp_mb: int = 64,
+    env: dict | None = None,
+    copy: str | None = None,
 ) -> list[str]:
-    """`argv` as bubblewrap runs it in `box` from `cwd` (run as root: under `uid`, which must be given)."""
+    """`argv` as bubblewrap runs it in `box` from `cwd` (run as root: under `uid`, which must be given; `copy`: the
+    private copy of its folder to bind in the folder's place, from `private_copy`)."""
     cwd = os.path.abspath(cwd)
     folder = bot_folder(argv, cwd)
     args = [
@@ -156,6 +169,7 @@ def wrap(
         "--unshare-all",
         "--unshare-user",
         "--disable-userns",
+        "--as-pid-1",  # the bot is its namespace's init: when it exits, everything it started dies at once
         "--cap-drop",
         "ALL",
     ]
@@ -165,13 +179,17 @@ def wrap(
     size = str(tmp_mb << 20)
     args += ["--hostname", "bot", "--proc", "/proc", "--dev", "/dev"]
     args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm", "--dir", cwd]
-    args += _system_binds() + _runtime_binds(argv[0])
-    for path in box.paths:
-        args += ["--ro-bind", path, path]
-    if folder is not None and not box.writable:
-        args += ["--ro-bind", str(folder), str(folder)]
+    args += _system_binds()
+    own = [(path, path) for path in _runtime_paths(argv[0], folder) + list(box.paths)]
+    if folder is not None:
+        own.append((copy or str(folder), STAGE if box.writable else str(folder)))
+    staged = list(dict.fromkeys(src for src, _ in own if uid is not None and not _reachable(src)))
+    if staged:
+        os.makedirs(STAGE_ROOT, mode=0o755, exist_ok=True)
+    for src, dest in own:
+        args += ["--ro-bind", f"{STAGE_ROOT}/{staged.index(src)}" if src in staged else src, dest]
     if folder is not None and box.writable:
-        args += ["--ro-bind", str(folder), STAGE, "--size", size, "--tmpfs", str(folder)]
+        args += ["--size", size, "--tmpfs", str(folder)]
     args += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", cwd, "--clearenv"]
     for name, value in _bot_env(env if env is not None else dict(os.environ)).items():
         args += ["--setenv", name, value]
@@ -179,18 +197,22 @@ def wrap(
         argv = ["/bin/sh", "-c", 'cp -a "$0/." "$1" && shift && exec "$@"', STAGE, str(folder), *argv]
     args += ["--", *argv]
     if uid is not None:
+        stage = [sys.executable, "-I", "-S", _STAGE_HELPER, STAGE_ROOT, *staged, "--"] if staged else []
         return [
+            *stage,
             shutil.which("setpriv") or "setpriv",
             f"--reuid={uid}",
             f"--regid={uid}",
             "--clear-groups",
             "--inh-caps=-all",
+            "--no-new-privs",
             "--",
             *args,
         ]
     return args
 
 
+@functools.cache
 def _system_binds() -> list[str]:
     binds: list[str] = []
     for path in SYSTEM:
@@ -203,23 +225,41 @@ def _system_binds() -> list[str]:
     return binds
 
 
-def _runtime_binds(program: str) -> list[str]:
-    """The Python environment romis runs in, romis's own packages, and the installation of a program that lives
-    outside the system's directories (an interpreter under /opt or a home folder: its prefix, above `bin/`)."""
+def _runtime_paths(program: str, folder: Path | None) -> list[str]:
+    """The Python environment romis runs in, romis's own packages, and the installation of an interpreter that lives
+    outside the system's directories (under /opt or a home folder: its prefix, above `bin/`); a program in the
+    bot's own folder is the folder's."""
+    paths = set(_romis_paths())
+    real = os.path.realpath(program)
+    if os.path.isabs(program) and not _inside(real, SYSTEM) and not (folder and _inside(real, (str(folder),))):
+        parent = os.path.dirname(real)
+        paths.add(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+    if sys.prefix != os.path.realpath(sys.prefix):  # a venv reached through a link: its own path too
+        paths.add(sys.prefix)
+    return sorted(p for p in paths if not _inside(p, SYSTEM) and p != "/")
+
+
+def _reachable(path: str) -> bool:
+    """Whether every folder above `path` may be searched by others (as a sandbox's uid must, to bind it)."""
+    parent = os.path.dirname(os.path.realpath(path))
+    while True:
+        try:
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+        if parent == "/":
+            return True
+        parent = os.path.dirname(parent)
+
+
+@functools.cache
+def _romis_paths() -> tuple[str, ...]:
+    """The Python environment romis runs in and romis's own packages, as real paths."""
     paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
     root = Path(__file__).resolve().parents[2]
     paths |= {str(root / name) for name in ROMIS_PACKAGES if (root / name / "__init__.py").exists()}
-    real = os.path.realpath(program)
-    if os.path.isabs(program) and not _inside(real, SYSTEM):
-        parent = os.path.dirname(real)
-        paths.add(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
-    binds: list[str] = []
-    for path in sorted(paths):
-        if not _inside(path, SYSTEM) and path != "/":
-            binds += ["--ro-bind", path, path]
-    if sys.prefix != os.path.realpath(sys.prefix):  # a venv reached through a link: its own path too
-        binds += ["--ro-bind", sys.prefix, sys.prefix]
-    return binds
+    return tuple(paths)
 
 
 def _inside(path: str, roots: tuple[str, ...]) -> bool:
@@ -234,26 +274,53 @@ def bot_folder(argv: list[str], cwd: str) -> Path | None:
         if word.startswith("-"):
             if word == "-m" and i + 1 < len(argv):
                 package = Path(cwd, argv[i + 1].split(".")[0])
-                return package if package.is_dir() else None
+                return package if _is(package, Path.is_dir) else None
+            if word == "-c":  # a program given as text (`python -c CODE`) has no folder
+                return None
             continue
         path = Path(cwd, word)
-        if (os.sep in word or i > 0) and path.is_file() and not _inside(os.path.realpath(path), SYSTEM):
+        if (
+            (os.sep in word or i > 0)
+            and _is(path, Path.is_file)
+            and not _inside(os.path.realpath(path), SYSTEM + KERNEL)
+        ):
             if i == 0 and _is_runtime(str(path)):
                 continue
-            return path.resolve().parent
+            folder = path.resolve().parent
+            return None if str(folder) == "/" else folder  # never the whole machine
     return None
 
 
-def unreadable(argv: list[str], cwd: str) -> str | None:
-    """Why a bot run under a uid of its own (romis as root) could not read its folder, or None: the folder must be
-    readable and searchable by others, as the files the bot reads in it."""
+def _is(path: Path, kind) -> bool:
+    """`kind(path)` (is_file, is_dir), False for a word that cannot be a path at all (too long, a NUL in it)."""
+    try:
+        return kind(path)
+    except (OSError, ValueError):
+        return False
+
+
+def private_copy(argv: list[str], cwd: str, uid: int) -> str | None:
+    """As root: a copy of the bot's folder owned by its `uid`, when others may not read the folder itself (mode
+    `o+rX`, as bubblewrap binds it under the bot's uid); None when the folder may be bound as it is. The caller
+    removes the copy's parent (`os.path.dirname`) once the bot is gone."""
     folder = bot_folder(argv, cwd)
     if folder is None or os.stat(folder).st_mode & 0o005 == 0o005:
         return None
-    return (
-        f"its folder {folder} is not readable by others, and as root romis runs each bot under a uid of its own "
-        "(chmod -R o+rX it)"
-    )
+    root = os.path.join(_state_root(), "copies")
+    os.makedirs(root, mode=0o755, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="bot-", dir=root)
+    os.chmod(scratch, 0o755)
+    copy = os.path.join(scratch, "folder")
+    shutil.copytree(folder, copy, symlinks=True)
+    for base, dirs, files in os.walk(copy):
+        for name in [base, *(os.path.join(base, n) for n in dirs + files)]:
+            os.lchown(name, uid, uid)
+    return copy
+
+
+def _state_root() -> str:
+    """romis's own folder for the sandbox's state as root (locks, staging, private copies): /run's where it has one."""
+    return "/run/romis-sandbox" if os.path.isdir("/run") else os.path.join(tempfile.gettempdir(), "romis-sandbox")
 
 
 def _is_runtime(program: str) -> bool:
@@ -277,8 +344,9 @@ class UidPool:
     """The uids bots run under when romis runs as root: each bot holds one, with an flock on its file in a root-only
     folder, for as long as it runs, so no two bots on the machine share one (other romis runs included)."""
 
-    def __init__(self, first: int, last: int, folder: str = "/run/romis-sandbox-uids"):
-        self.first, self.last, self.folder = first, last, folder
+    def __init__(self, first: int, last: int, folder: str | None = None):
+        self.first, self.last = first, last
+        self.folder = folder or os.path.join(_state_root(), "uids")
 
     @classmethod
     def from_env(cls) -> "UidPool":
@@ -323,8 +391,10 @@ def take_uid() -> tuple[int, int] | tuple[None, None]:
     return _pool[0].take()
 
 
-def give_back(fd: int | None) -> None:
-    """Return a uid taken by `take_uid`."""
+def give_back(fd: int | None, copy: str | None = None) -> None:
+    """Return a uid taken by `take_uid`, and remove the private copy of a folder made for its bot."""
+    if copy is not None:
+        shutil.rmtree(os.path.dirname(copy), ignore_errors=True)
     if fd is not None:
         with suppress(OSError):
             os.close(fd)
