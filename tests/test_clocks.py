@@ -186,8 +186,8 @@ def test_tournament_configs_carry_the_clock_to_every_game(tmp_path):
 
 
 def test_default_clock_settings_leave_the_fingerprint_as_it_was(tmp_path):
-    plain = load(write_config(tmp_path, ""), {}).fingerprint()
-    assert load(write_config(tmp_path, 'clock = "wall"\npause_idle = false\n'), {}).fingerprint() == plain
+    plain = load(write_config(tmp_path, ""), {"seed": 5}).fingerprint()
+    assert load(write_config(tmp_path, 'clock = "wall"\npause_idle = false\n'), {"seed": 5}).fingerprint() == plain
 
 
 @pytest.mark.parametrize(
@@ -207,14 +207,16 @@ def test_without_a_record_the_cpu_is_read_a_clock_tick_apart(monkeypatch, tmp_pa
     readings: list[float] = []
     read = runner.BotProcess.cpu_time
     monkeypatch.setattr(runner.BotProcess, "cpu_time", lambda bot: readings.append(0) or read(bot))
+    start = time.perf_counter()
     out = play_match("classic", [RANDOM, RANDOM], 1, dict(SHORT), tmp_path / "r.jsonl" if recorded else None)
+    ticks = (time.perf_counter() - start) / 0.01  # clock ticks the match took, bots' start-up included
     seats = out.result["seats"]
     decisions = sum(len(s.walls) for s in seats)
     assert all(len(s.cpus) == len(s.walls) for s in seats)
     if recorded:  # the record writes each decision's CPU: a reading for each
         assert len(readings) >= decisions
-    else:  # a random bot's decisions come well under 10 ms apart
-        assert len(readings) < decisions / 2
+    else:  # at most one reading a tick after a decision (on a busy machine the decisions may be that far apart)
+        assert len(readings) <= min(decisions, 2 * ticks) + 4 * len(seats)
 
 
 class _Reads:

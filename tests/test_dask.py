@@ -267,19 +267,22 @@ def test_a_sigkill_of_the_client_then_resume_gives_the_same_standings(cluster, l
 def test_a_bot_folder_is_shipped_to_the_workers_with_its_executable_script(cluster, tmp_path):
     folder = tmp_path / "mybot"
     folder.mkdir()
-    seen = tmp_path / "cwds.txt"
     shutil.copy2(C_BOT, folder / "random")  # executable, as the script is
     run = folder / "run.sh"
-    run.write_text(f'#!/bin/sh\npwd >> "{seen}"\nexec ./random\n')  # ./random: it runs in its folder
+    run.write_text('#!/bin/sh\necho "cwd $(pwd)" >&2\nexec ./random\n')  # ./random: it runs in its folder
     run.chmod(0o755)
     db = tmp_path / "r.db"
-    args = cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}")
+    args = cluster.dask("--entrant", "mine=mybot/run.sh", "--entrant", f"c={C_BOT}", "--records", "recs")
     r = tournament_in(tmp_path, "--db", str(db), *args, small(tmp_path, cluster.settings), "--deal-sets", "1")
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT count(*), count(fault) FROM seats WHERE entrant = 'mine'").fetchone()
     assert rows == (2, 0)  # it played both games, and never faulted
-    cwds = set(seen.read_text().split())
+    # the bot says where it ran on stderr (in the sandbox it can write nothing of the host's), which records keep
+    lines = [json.loads(x) for record in (tmp_path / "recs").glob("*.jsonl") for x in record.read_text().splitlines()]
+    cwds = {
+        w.split(" ", 1)[1] for x in lines if x["type"] == "stderr" for w in x["tail"].splitlines() if w[:4] == "cwd "
+    }
     assert cwds and all("romis-bots" in c and Path(c).is_relative_to(cluster_dir(cluster)) for c in cwds)
     assert all(os.access(Path(c) / "run.sh", os.X_OK) for c in cwds)
 
@@ -557,3 +560,33 @@ def test_a_bot_folder_with_a_link_out_of_it_is_refused_and_nothing_is_left(extra
     with pytest.raises(tarfile.TarError):
         unpack(archive(folder), tmp_path / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot"]  # no folder, whole or partial
+
+
+def test_a_bot_given_the_network_reaches_the_scheduler_but_cannot_drive_it(cluster, tmp_path):
+    # a hostile entrant with network = true on a worker: the scheduler's port answers, but without the cluster's
+    # certificate (whose files it cannot read) no client of its gets in, one with a certificate of its own neither,
+    # so no code of its runs there
+    host_port = cluster.address.removeprefix("tls://")
+    spy = f"python -m sample_bots.bad.spy --dask {cluster.address} --connect {host_port} --read {cluster.tls[2]}"
+    entrants = f'entrants = [{{name = "spy", command = "{spy}", network = true}}, {{name = "c", command = "{C_BOT}"}}]'
+    config = tmp_path / "spy.toml"
+    config.write_text(cluster.settings + SMALL.replace(SMALL.strip().splitlines()[-1], entrants))
+    args = cluster.dask(str(config), "--deal-sets", "1", "--records", "recs", "--db", "r.db")
+    r = tournament_in(tmp_path, *args)
+    assert r.returncode == 0, r.stderr
+    reports = [
+        json.loads(t[4:])
+        for record in (tmp_path / "recs").glob("*.jsonl")
+        for x in map(json.loads, record.read_text().splitlines())
+        if x["type"] == "stderr"
+        for t in x["tail"].splitlines()
+        if t.startswith("SPY ")
+    ]
+    assert len(reports) == 2  # one per game
+    for found in reports:
+        assert found[f"connect {host_port}"] == "SUCCEEDED: connected"  # the network was there
+        # refused by the scheduler's side of the handshake, not by the spy's own client library
+        assert found[f"dask {cluster.address}"].startswith("blocked: FatalCommClosedError: TLS certificate"), found
+        assert found[f"read {cluster.tls[2]}"].startswith("blocked")
+    with sqlite3.connect(tmp_path / "r.db") as con:
+        assert con.execute("SELECT count(*), count(fault) FROM seats").fetchone() == (4, 0)

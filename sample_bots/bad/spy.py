@@ -5,7 +5,8 @@ bot's stderr): for each attack, "blocked: why" or "SUCCEEDED: evidence".
 Attacks: other processes (their command lines and environments, searched for `--needle`, given reversed so that this
 bot's own command line does not hold it; their pipes through /proc/PID/fd; signals and ptrace to every PID it can
 see), files (`--read PATH`, `--write PATH`: a key, the results database, the record, another entrant's program),
-the network (`--connect HOST:PORT`, also after trying to setns() into every network namespace it can see), a mount,
+the network (`--connect HOST:PORT`, also after trying to setns() into every network namespace it can see; `--dask
+ADDRESS`: a Dask scheduler, as a client that submits code), a mount,
 a user namespace of its own, the capabilities it holds, a fork bomb (`--fork-bomb`), and filling the disk
 (`--fill`: /tmp, its folder, the root).
 """
@@ -135,8 +136,24 @@ def connect(target: str) -> str:
         return failed(e.strerror or str(e))
 
 
+def drive_dask(address: str) -> str:
+    """Connect to a Dask scheduler as a client (without its certificate, which it cannot read) and run code there."""
+    from distributed import Client
+    from distributed.security import Security
+
+    # a certificate of its own: a TLS client the scheduler can only refuse by checking who signed it
+    security = Security.temporary() if address.startswith("tls://") else None
+    try:
+        with Client(address, security=security, timeout=5, set_as_default=False) as client:
+            client.submit(os.getpid, pure=False).result(timeout=5)
+        return "SUCCEEDED: ran code on the cluster"
+    except Exception as e:  # whatever refuses it: the report names it
+        return failed(f"{type(e).__name__}: {str(e)[:160]}")
+
+
 def network() -> dict[str, str]:
     found = {f"connect {t}": connect(t) for t in args("--connect")}
+    found |= {f"dask {a}": drive_dask(a) for a in args("--dask")}
     moved = []
     for pid in [1, *others()]:
         with contextlib.suppress(OSError):
