@@ -134,6 +134,7 @@ bench: $(STAMP) sandbox bytecode
 	$(PY) bench/engine.py
 	$(PY) bench/referee.py
 	$(PY) bench/tournament.py
+	$(PY) bench/sandbox.py
 	$(PY) bench/gin.py
 	$(PY) bench/solver.py
 	$(PY) bench/duel.py

@@ -39,7 +39,10 @@ def run(
     ] = None,
     scheduler: Annotated[
         str | None,
-        typer.Option(help="with --executor dask: the scheduler, tcp://HOST:PORT (default: a local cluster)"),
+        typer.Option(help="with --executor dask: the scheduler, tls://HOST:PORT (default: a local cluster)"),
+    ] = None,
+    sandbox: Annotated[
+        str | None, typer.Option(help="bwrap (every bot in a sandbox of its own, the default) or none (trusted bots)")
     ] = None,
 ) -> None:
     """Play a tournament (or resume it: games already in the database are skipped) and print the standings."""
@@ -64,6 +67,7 @@ def run(
             "partnerships": partnerships,
             "executor": executor,
             "scheduler": scheduler,
+            "sandbox": sandbox,
         },
     )
     try:
