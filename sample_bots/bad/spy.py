@@ -6,9 +6,9 @@ Attacks: other processes (their command lines and environments, searched for `--
 bot's own command line does not hold it; their pipes through /proc/PID/fd; signals and ptrace to every PID it can
 see), files (`--read PATH`, `--write PATH`: a key, the results database, the record, another entrant's program),
 the network (`--connect HOST:PORT`, also after trying to setns() into every network namespace it can see; `--dask
-ADDRESS`: a Dask scheduler, as a client that submits code), a mount,
-a user namespace of its own, the capabilities it holds, a fork bomb (`--fork-bomb`), and filling the disk
-(`--fill`: /tmp, its folder, the root).
+ADDRESS`: a Dask scheduler, as a client that submits code), a mount (`--mount-at DIR`, default /tmp/spy-mount), a
+user namespace of its own, the capabilities it holds, a fork bomb (`--fork-bomb`), and filling the disk (`--fill`:
+/tmp, its folder, the root).
 """
 
 import contextlib
@@ -172,10 +172,11 @@ def privileges() -> dict[str, str]:
     with open("/proc/self/status") as f:
         caps = next(line.split()[1] for line in f if line.startswith("CapEff"))
     found["capabilities"] = f"SUCCEEDED: CapEff {caps}" if int(caps, 16) else failed("CapEff 0")
-    os.makedirs("/tmp/spy-mount", exist_ok=True)
-    if LIBC.mount(b"none", b"/tmp/spy-mount", b"tmpfs", 0, None) == 0:
+    target = (args("--mount-at") or ["/tmp/spy-mount"])[0].encode()
+    os.makedirs(target, exist_ok=True)
+    if LIBC.mount(b"none", target, b"tmpfs", 0, None) == 0:
         found["mount"] = "SUCCEEDED: mounted a tmpfs"
-        LIBC.umount(b"/tmp/spy-mount")
+        LIBC.umount(target)
     else:
         found["mount"] = failed(errno_text())
     pid = os.fork()
