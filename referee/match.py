@@ -147,10 +147,11 @@ class Match:
         return self.outcome()
 
     def _write_stderr_tails(self, record: RecordWriter) -> None:
-        """What the bots wrote to stderr, capped, for post-mortems."""
+        """What the bots wrote to stderr, for post-mortems: the tail the referee kept (`Limits.stderr_cap`, 64 KiB),
+        and how many bytes before it were dropped."""
         for i, seat in enumerate(self.seats):
             if seat.proc and (seat.proc.stderr_tail or seat.proc.stderr_dropped):
-                tail = seat.proc.stderr_tail[-4096:].decode("utf-8", "replace")
+                tail = seat.proc.stderr_tail.decode("utf-8", "replace")
                 record.write({"type": "stderr", "seat": i, "dropped": seat.proc.stderr_dropped, "tail": tail})
 
     def outcome(self) -> dict[str, Any]:

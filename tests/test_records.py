@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -247,3 +248,16 @@ def test_a_record_with_bytes_changed_replays_or_is_a_replay_error(record, tmp_pa
     path.write_bytes(bytes(raw))
     with suppress(ReplayError):  # bytes changed outside any token (a space) may still replay
         replay(path)
+
+
+def test_a_record_keeps_the_64_kib_of_stderr_the_referee_kept_and_counts_the_rest(tmp_path):
+    # docs/protocol.md, Limits: the last 64 KiB of a bot's stderr are kept; the record holds all of them
+    chatty = (
+        "import runpy, sys; sys.stderr.write('x' * 100_000 + 'END'); sys.stderr.flush(); "
+        "runpy.run_module('sample_bots.random', run_name='__main__')"
+    )
+    record = tmp_path / "r.jsonl"
+    play_match("classic", [f"python -c {shlex.quote(chatty)}", RANDOM], 3, {"max_deals": 1}, record)
+    (line,) = [x for x in map(json.loads, record.read_text().splitlines()) if x["type"] == "stderr"]
+    assert line["seat"] == 0 and len(line["tail"]) == 64 * 1024 and line["tail"].endswith("END")
+    assert line["dropped"] == 100_003 - 64 * 1024
