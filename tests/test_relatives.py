@@ -207,3 +207,14 @@ def test_example8_draw_points() -> None:
     for card in draws[-5:]:
         g.apply(2, [Draw("stock"), Discard(card)])
     assert g.deal_points == [10 + 17, 1 + 2 + 5, 0]
+
+
+def test_after_the_match_the_view_shows_each_total_once() -> None:
+    # the running scores add the deal in play to the totals; once the last deal is scored into the totals, not again
+    game = Relatives(2, {"target": 60}, 4)
+    while not game.is_over():
+        seat = game.to_act()[0]
+        game.apply(seat, game.fallback(seat))
+    totals = game.result()["totals"]
+    assert max(totals) >= 60
+    assert game.view(0)["scores"] == game.view(1)["scores"] == totals

@@ -94,7 +94,9 @@ class Relatives(DrawMeldDiscard):
     def view(self, seat: int) -> dict[str, Any]:
         v = super().view(seat)
         del v["table"], v["opened"]
-        totals = [t + d for t, d in zip(self.totals, self.deal_points)]
+        # the deal in play counts in the running scores; a scored deal (the last one of the match) is in the totals
+        live = self.deal_points if self.phase != "over" else [0] * self.n
+        totals = [t + d for t, d in zip(self.totals, live)]
         return {**v, "scores": totals, "layouts": [sorted(x) for x in self.layouts], "finished": list(self.finished)}
 
     def fallback(self, seat: int) -> list[Op]:
