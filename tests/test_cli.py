@@ -314,3 +314,13 @@ def test_sigterm_stops_a_match_of_bots_that_answer_at_once(tmp_path):
     assert proc.returncode == 143 and err == f"romis: stopped by SIGTERM; the record so far is in {rec}\n", err
     assert json.loads(rec.read_text().splitlines()[-1])["type"] == "interrupted"
     assert out == "" and alive(bots) == set()
+
+
+def test_an_unknown_key_of_an_entrant_is_refused_not_ignored(capsys, tmp_path):
+    # a per-entrant move_time was accepted and never used (issue 30, item 12)
+    config = tmp_path / "t.toml"
+    entrants = [f'name = "a"\ncommand = "{RANDOM}"\nmove_time = 5', f'name = "b"\ncommand = "{RANDOM}"']
+    config.write_text("".join(f"[[entrants]]\n{e}\n" for e in entrants))
+    code, _, err = romis(capsys, "tournament", "run", str(config), "--db", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "entrant 'a': unknown setting 'move_time'; known: command, name, network, paths, writable" in err
