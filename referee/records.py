@@ -279,12 +279,36 @@ def _parse_line(raw: bytes, n: int) -> dict:
     return data
 
 
-def _read(path: str | Path) -> tuple[list[dict], str, Any]:
-    """The lines of a record with the hash chain checked, the final chain, and the last line's signature."""
+MAX_RECORD_BYTES = 1 << 30  # a record is read whole: a file larger than this is no record romis wrote
+MAX_RECORD_LINE = 16 << 20  # a record's longest line (a bot's line is capped at 1 MiB, its stderr tail at 64 KiB)
+
+
+def _read_bounded(path: str | Path) -> bytes:
+    """The bytes of a record file, read with bounds: its first line must be a JSON object, no line may pass
+    MAX_RECORD_LINE and the whole MAX_RECORD_BYTES, so that /dev/zero or /dev/urandom is a quick, clear error."""
+    data = bytearray()
+    first_checked, line = False, 0  # line: the bytes since the last newline
     try:
-        text = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                data += chunk
+                nl = chunk.rfind(b"\n")
+                line = line + len(chunk) if nl < 0 else len(chunk) - nl - 1
+                if not first_checked and (nl >= 0 or len(data) >= MAX_RECORD_LINE):
+                    _parse_line(bytes(data[:MAX_RECORD_LINE]).split(b"\n", 1)[0], 1)  # garbage fails here, at once
+                    first_checked = True
+                if line > MAX_RECORD_LINE:
+                    raise ReplayError(f"a line longer than {MAX_RECORD_LINE >> 20} MiB: not a game record")
+                if len(data) > MAX_RECORD_BYTES:
+                    raise ReplayError(f"larger than {MAX_RECORD_BYTES >> 20} MiB: not a game record")
     except OSError as e:
         raise ConfigError(f"cannot read record {path}: {e.strerror}") from None
+    return bytes(data)
+
+
+def _read(path: str | Path) -> tuple[list[dict], str, Any]:
+    """The lines of a record with the hash chain checked, the final chain, and the last line's signature."""
+    text = _read_bounded(path)
     lines, chain, signature, width = [], "", None, 64
     raws = text.split(b"\n")
     if raws[-1] == b"":  # the newline that ends the last line

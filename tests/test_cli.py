@@ -324,3 +324,27 @@ def test_an_unknown_key_of_an_entrant_is_refused_not_ignored(capsys, tmp_path):
     code, _, err = romis(capsys, "tournament", "run", str(config), "--db", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1, err
     assert "entrant 'a': unknown setting 'move_time'; known: command, name, network, paths, writable" in err
+
+
+@pytest.mark.parametrize(
+    "setting,line",
+    [
+        ('deal_sets = "two"', "deal_sets must be a whole number, got 'two'"),
+        ("seed = 1.5", "seed must be a whole number, got 1.5"),
+        ("concurrency = true", "concurrency must be a whole number, got True"),
+        ("sign_key = 5", "sign_key must be a string, got 5"),
+        ("records = [1]", "records must be a string, got [1]"),
+        ("retries = 0.5", "retries must be a whole number, got 0.5"),
+        ('schedule = ["round-robin"]', "schedule must be a string, got ['round-robin']"),
+        ('no_network = "no"', "no_network must be true or false, got 'no'"),
+        ("seats = 2.0", "seats must be a whole number, got 2.0"),
+        ("deal_sets = 100000000000", "deal_sets must be at most 100,000, got 100,000,000,000"),
+    ],
+)
+def test_a_wrong_type_in_a_tournament_file_is_one_line(capsys, tmp_path, setting, line):
+    # issue 30, item 16: each gave a traceback or was accepted
+    config = tmp_path / "t.toml"
+    entrants = "".join(f'\n[[entrants]]\nname = "{n}"\ncommand = "{RANDOM}"\n' for n in ("a", "b"))
+    config.write_text(setting + "\n" + entrants)
+    code, _, err = romis(capsys, "tournament", "run", str(config), "--db", str(tmp_path / "r.db"))
+    assert code == 2 and err == f"romis: {line}\n", err

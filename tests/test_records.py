@@ -261,3 +261,30 @@ def test_a_record_keeps_the_64_kib_of_stderr_the_referee_kept_and_counts_the_res
     (line,) = [x for x in map(json.loads, record.read_text().splitlines()) if x["type"] == "stderr"]
     assert line["seat"] == 0 and len(line["tail"]) == 64 * 1024 and line["tail"].endswith("END")
     assert line["dropped"] == 100_003 - 64 * 1024
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize("command", ["replay", "view"])
+def test_an_endless_file_is_one_line_at_once(tmp_path, device, command):
+    # issue 30, item 18: /dev/zero ran out of memory, /dev/urandom read for ever
+    argv = [
+        sys.executable,
+        "-m",
+        "referee",
+        command,
+        device,
+        *(["-o", str(tmp_path / "x.html")] if command == "view" else []),
+    ]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert r.returncode in (1, 2) and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"romis: {device}: does not replay: line 1: not ") and r.stderr.count("\n") == 1
+
+
+def test_a_record_with_a_line_beyond_the_bound_is_refused_by_its_size(tmp_path, monkeypatch):
+    from referee import records
+
+    monkeypatch.setattr(records, "MAX_RECORD_LINE", 1000)
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"type": "header"}\n' + b"x" * 5000)
+    with pytest.raises(ReplayError, match="a line longer than"):
+        records.read_record(path)

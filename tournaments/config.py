@@ -195,6 +195,7 @@ def load(path: str | Path | None, overrides: dict[str, Any]) -> Config:
         cfg = Config(limits=limits, **data)
     except TypeError as e:
         raise ConfigError(f"bad configuration: {e}") from None
+    _check_types(cfg)
     if not seeded:  # a seed no entrant can guess (docs/security.md), the database's own on a resume
         from referee.play import secret_seed
         from tournaments.store import stored_seed
@@ -297,6 +298,43 @@ def parse_entrant_flags(pairs: list[str]) -> dict[str, str] | None:
             raise ConfigError(f"entrant {name.strip()!r} appears twice")
         out[name.strip()] = command.strip()
     return out
+
+
+# what each setting of a tournament file must be (None: may be left out); the variant's, the limits' and the
+# options' own checks say more of their values
+TYPES: dict[str, tuple[type, ...]] = {
+    "variant": (str,),
+    "seats": (int, type(None)),
+    "deal_sets": (int,),
+    "concurrency": (int,),
+    "seed": (int,),
+    "db": (str,),
+    "records": (str, type(None)),
+    "schedule": (str,),
+    "candidate": (str, type(None)),
+    "retries": (int,),
+    "sign_key": (str, type(None)),
+    "no_network": (bool,),
+    "sandbox": (str, type(None)),
+    "partnerships": (str, type(None)),
+    "executor": (str,),
+    "scheduler": (str, type(None)),
+    **{key: (str, type(None)) for key in TLS_KEYS},
+    "insecure_scheduler": (bool,),
+}
+_WORDS = {int: "a whole number", str: "a string", bool: "true or false"}
+MAX_DEAL_SETS = 100_000  # a schedule is built whole in memory: 10^11 deal sets would never finish building
+
+
+def _check_types(cfg: Config) -> None:
+    """ConfigError naming the first setting of the wrong type (a bool is not a number here)."""
+    for key, types in TYPES.items():
+        value = getattr(cfg, key)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            what = " or ".join(_WORDS[t] for t in types if t in _WORDS)
+            raise ConfigError(f"{key} must be {what}, got {value!r}")
+    if cfg.deal_sets > MAX_DEAL_SETS:
+        raise ConfigError(f"deal_sets must be at most {MAX_DEAL_SETS:,}, got {cfg.deal_sets:,}")
 
 
 def _check(cfg: Config) -> Config:
