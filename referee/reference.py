@@ -6,6 +6,7 @@ from typing import Any
 
 from protocol.cards import JOKER
 from referee.rules.describe import describe
+from referee.rules.engine import did_you_mean
 from referee.rules.errors import ConfigError
 from referee.rules.variants import VARIANTS
 
@@ -31,8 +32,7 @@ def rules_file(name: str | None) -> Path:
     if slug in (GENERAL, "_general"):
         return RULES_DIR / "_general.md"
     if slug not in rules_slugs():
-        known = ", ".join([*rules_slugs(), GENERAL])
-        raise ConfigError(f"unknown variant {name!r}; rules exist for: {known}")
+        raise ConfigError(f"unknown variant {name!r}{did_you_mean(slug, [*rules_slugs(), GENERAL])}")
     return RULES_DIR / f"{slug}.md"
 
 

@@ -40,6 +40,7 @@ def romis(capsys, *args):
     [
         (["play", "gni", "--bot", RANDOM], "unknown variant 'gni' (did you mean 'gin'?)"),
         (["play", "nosuchgame", "--bot", RANDOM], "unknown variant 'nosuchgame'; known: american, boathouse"),
+        (["rules", "mayi"], "unknown variant 'mayi' (did you mean 'may-i'?)"),  # issue 30, item 15
         (
             ["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "targt=100"],
             "unknown option 'targt' for classic (did you mean 'target'?)",
