@@ -349,3 +349,16 @@ def test_a_wrong_type_in_a_tournament_file_is_one_line(capsys, tmp_path, setting
     config.write_text(setting + "\n" + entrants)
     code, _, err = romis(capsys, "tournament", "run", str(config), "--db", str(tmp_path / "r.db"))
     assert code == 2 and err == f"romis: {line}\n", err
+
+
+def test_a_tournament_without_entrants_says_what_to_give(capsys, tmp_path):
+    code, _, err = romis(capsys, "tournament", "run", "--db", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "no entrants: give a configuration file with [[entrants]]" in err and "--entrant NAME=COMMAND" in err
+
+
+def test_a_bot_that_never_flushes_is_told_to_flush(capsys):
+    silent = f"{PY} -c \"import sys, time; sys.stdout.write('{{}}'); time.sleep(30)\""
+    _, out, _ = romis(capsys, "play", "gin", "--bot", silent, "--bot", RANDOM, "--startup-time", "2", "--json")
+    seat = json.loads(out)["seats"][0]
+    assert seat["fault"] == "startup" and "a bot must end each line with \\n and flush it" in seat["fault_detail"]

@@ -338,6 +338,11 @@ def _check_types(cfg: Config) -> None:
 
 
 def _check(cfg: Config) -> Config:
+    if not cfg.entrants:
+        raise ConfigError(
+            "no entrants: give a configuration file with [[entrants]] (name and command each; see "
+            "examples/tournament.toml) or --entrant NAME=COMMAND, once per entrant"
+        )
     if cfg.variants is None:
         _check_variant(cfg)
     else:

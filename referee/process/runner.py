@@ -484,7 +484,9 @@ async def timed_receive(bot: BotProcess, seconds: float, fault: str = "timeout")
         line = await bot.receive_line()
     wall = trio.current_time() - start
     if scope.cancelled_caught:
-        raise BotFault(fault, f"no complete line within {seconds:.3f} s")
+        # a bot that answers but never flushes looks the same: say what a line needs
+        hint = " (a bot must end each line with \\n and flush it)" if fault == "startup" else ""
+        raise BotFault(fault, f"no complete line within {seconds:.3f} s{hint}")
     return line, wall, bot.cpu_time() - cpu
 
 
