@@ -176,6 +176,9 @@ def play(
     pause_idle: Annotated[
         bool, typer.Option("--pause-idle", help="stop (SIGSTOP) each bot while it is not its decision")
     ] = False,
+    shutdown_grace: Annotated[
+        float, typer.Option(help="seconds a bot may take to exit by itself after shutdown before it is killed")
+    ] = 1.0,
     option: Annotated[list[str] | None, typer.Option("--option", help="variant option KEY=VALUE")] = None,
     strict: Annotated[bool, typer.Option(help="exit 1 if any seat faulted (for scripts and CI)")] = False,
     progress: Annotated[
@@ -221,6 +224,7 @@ def play(
             sign_key=sign_key,
             clock=clock,
             pause_idle=pause_idle,
+            shutdown_grace=shutdown_grace,
         )
         match.on_deal = _deal_printer(hands=human) if live else None
         with guard():  # a SIGKILLed referee cannot kill its bots: the watchdog does (referee/process/reaper.py)

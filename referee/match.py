@@ -446,6 +446,15 @@ class Match:
         for i in range(len(self.seats)):
             await self._send(i, m.MatchOver(out["totals"], out["ranks"], faults))
             await self._send(i, m.Shutdown())
+        await self._let_go()
+
+    async def _let_go(self) -> None:
+        """After `shutdown` every bot has `Limits.shutdown_grace` to read its last messages (a learning bot needs its
+        result) and exit by itself, on no one's clock; whoever still runs then is killed with the rest."""
+        live = [s.proc for s in self.seats if s.proc is not None and s.proc.returncode is None]
+        with trio.move_on_after(self.limits.shutdown_grace):
+            while any(proc.returncode is None for proc in live):
+                await trio.sleep(0.005)
 
     def _read_cpu_left(self) -> None:
         """Without a record a seat's CPU may have gone unread since its last reading (CPU_READ_EVERY): it goes to its

@@ -139,6 +139,7 @@ def play_match(
     clock: str = "wall",
     pause_idle: bool = False,
     cwds: list[str | None] | None = None,
+    shutdown_grace: float = 1.0,
 ) -> Outcome:
     """Play one match; ConfigError for bad input before any bot starts; Interrupted (a KeyboardInterrupt) on
     Ctrl-C or `stop_on`."""
@@ -157,6 +158,7 @@ def play_match(
         boxes=boxes,
         clock=clock,
         pause_idle=pause_idle,
+        shutdown_grace=shutdown_grace,
     )
     if cwds is not None:  # the bots' own directories (a tournament's Dask worker runs a shipped folder there)
         match.cwds = list(cwds)
@@ -178,6 +180,7 @@ def new_match(
     boxes: list[Box] | None = None,
     clock: str = "wall",
     pause_idle: bool = False,
+    shutdown_grace: float = 1.0,
 ) -> Match:
     """A match ready to run, its record file open (signed with the bytes of `sign_key`, if given); ConfigError for
     bad input (and then no file is written).
@@ -191,6 +194,8 @@ def new_match(
     if retries < 0:
         raise ConfigError(f"--retries must be 0 or more, got {retries}")
     check_clock(clock, pause_idle)
+    if not 0 <= shutdown_grace <= 3600:  # NaN fails too
+        raise ConfigError(f"--shutdown-grace must be a number of seconds from 0 to 3600, got {shutdown_grace}")
     game = cls(len(commands), options, seed)
     mode = sandbox_mode(sandbox, "--sandbox" if sandbox is not None else SANDBOX_VAR)
     boxes = check_boxes(boxes, len(commands))
@@ -201,6 +206,7 @@ def new_match(
         sandbox=mode,
         clock=clock,
         pause_idle=pause_idle,
+        shutdown_grace=shutdown_grace,
     )
     match = Match(game, _human_commands(commands), limits, retries)  # checks the commands before the record
     match.boxes = boxes

@@ -325,3 +325,32 @@ def test_an_option_listed_by_romis_variants_changes_the_match_romis_play_plays(s
         plays.append((actions(tmp_path / f"{k}.jsonl"), json.loads(r.stdout)["seats"]))
     assert plays[0] == plays[2], "the same options play the same match"
     assert plays[1] != plays[0], f"{option}={value} changes the match"
+
+
+LEARNER = """import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "learner"}), flush=True)
+    elif msg["type"] == "request":
+        options = msg["decision"].get("options") or [{"op": "draw", "source": "stock"}]
+        print(json.dumps({"type": "play", "id": msg["id"], "ops": [options[0]]}), flush=True)
+    elif msg["type"] == "match_over":
+        time.sleep(0.3)  # learning from the result takes a moment
+        print("learned from match_over", msg["totals"], file=sys.stderr, flush=True)
+    elif msg["type"] == "shutdown":
+        break
+"""
+
+
+@pytest.mark.parametrize("grace, read", [("1", True), ("0", False)])
+def test_a_bot_that_reads_to_the_end_sees_match_over(tmp_path, grace, read):
+    # issue 30, item 9: the referee killed every bot right after shutdown, often before it had read match_over
+    (tmp_path / "learner.py").write_text(LEARNER)
+    record = tmp_path / "r.jsonl"
+    argv = [sys.executable, "-m", "referee", "play", "gin", "--seed", "2", "--option", "max_deals=1"]
+    argv += ["--bot", f"python {tmp_path / 'learner.py'}", "--bot", "python -m sample_bots.random"]
+    r = subprocess.run([*argv, "--record", str(record), "--shutdown-grace", grace], cwd=ROOT, capture_output=True)
+    assert r.returncode == 0, r.stderr
+    tails = [x["tail"] for x in map(json.loads, record.read_text().splitlines()) if x["type"] == "stderr"]
+    assert any("learned from match_over" in t for t in tails) is read

@@ -71,6 +71,7 @@ class Limits:
     sandbox: str | None = None  # sandbox.BWRAP, or spawn.PIDNS or SUBREAPER (none); None: what sandbox_mode() finds
     clock: str = "wall"  # or "cpu": move time and bank are judged by the CPU time of the bot's process tree
     pause_idle: bool = False  # SIGSTOP the bot's process group while it is not its decision
+    shutdown_grace: float = 1.0  # after `shutdown`, how long a bot may take to exit by itself before it is killed
 
     def wall_cap(self, bank: float) -> float:
         """Under the CPU clock, the wall time a request may take at most (bank: as it stands), so that a bot
