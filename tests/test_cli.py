@@ -45,7 +45,7 @@ def romis(capsys, *args):
             ["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "targt=100"],
             "unknown option 'targt' for classic (did you mean 'target'?)",
         ),
-        (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "max_deals=-1"], "must not be negative"),
+        (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=-1"], "must not be negative"),
         (["play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", "target=x"], "'x' is not a whole number"),
         (["play", "gin", "--bot", RANDOM], "gin needs 2 bots, got 1"),
         (["play", "classic", "--bot", RANDOM], "classic needs 2 to 6 bots, got 1"),
@@ -362,3 +362,17 @@ def test_a_bot_that_never_flushes_is_told_to_flush(capsys):
     _, out, _ = romis(capsys, "play", "gin", "--bot", silent, "--bot", RANDOM, "--startup-time", "2", "--json")
     seat = json.loads(out)["seats"][0]
     assert seat["fault"] == "startup" and "a bot must end each line with \\n and flush it" in seat["fault_detail"]
+
+
+@pytest.mark.parametrize(
+    "option,line",
+    [
+        ("max_deals=0", "option max_deals: 0 must be at least 1"),
+        ("max_turns_per_deal=0", "option max_turns_per_deal: 0 must be at least 1"),
+        ("target=99999999999999999999", "option target: 99999999999999999999 is more than 9,007,199,254,740,992"),
+    ],
+)
+def test_an_option_out_of_range_is_one_line(capsys, option, line):
+    # issue 30, item 19: a match of no deals, or a target no bot can read exactly, was accepted
+    code, _, err = romis(capsys, "play", "classic", "--bot", RANDOM, "--bot", RANDOM, "--option", option)
+    assert code == 2 and err == f"romis: {line}\n", err

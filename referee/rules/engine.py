@@ -39,6 +39,7 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(names)}"
 
 
+MAX_OPTION = 2**53  # an option's largest value: a JSON number every bot's language reads exactly, sums included
 # how option types are named to a user (type(...).__name__ says "int")
 _TYPE_NAMES = {bool: "true or false", int: "whole number", float: "number", str: "text"}
 
@@ -50,6 +51,7 @@ class Option:
     default: Any
     choices: tuple | None = None
     help: str = ""
+    minimum: float = 0  # every numeric option is a count, a score or a cap: at least this
 
     def parse(self, name: str, value: Any) -> Any:
         """Convert `value` (a CLI string or a JSON value) to the option's type, checking choices."""
@@ -63,8 +65,13 @@ class Option:
                 value = kind(value)
         except (TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinite float
             raise ConfigError(f"option {name}: {value!r} is not a {_TYPE_NAMES.get(kind, kind.__name__)}") from None
-        if kind in (int, float) and value < 0:  # every numeric option is a count, a score or a cap
-            raise ConfigError(f"option {name}: {value!r} must not be negative")
+        if kind is float and value != value:  # NaN: no count, score or cap
+            raise ConfigError(f"option {name}: {value!r} is not a number")
+        if kind in (int, float) and value < self.minimum:
+            least = "must not be negative" if self.minimum == 0 else f"must be at least {self.minimum:g}"
+            raise ConfigError(f"option {name}: {value!r} {least}")
+        if kind in (int, float) and value > MAX_OPTION:  # bots are promised 64-bit integers, and sums of them
+            raise ConfigError(f"option {name}: {value!r} is more than {MAX_OPTION:,}")
         if self.choices and value not in self.choices:
             raise ConfigError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
         return value
@@ -96,8 +103,10 @@ class Game:
     # team game each seat's deal score and total are its team's, so partners carry the same numbers and rank
     teams: tuple[tuple[int, ...], ...] = ()
     OPTIONS: dict[str, Option] = {
-        "max_deals": Option(200, help="safety cap: the match ends after this many deals"),
-        "max_turns_per_deal": Option(1000, help="safety cap: a deal that reaches this many turns ends as a stalemate"),
+        "max_deals": Option(200, help="safety cap: the match ends after this many deals", minimum=1),
+        "max_turns_per_deal": Option(
+            1000, help="safety cap: a deal that reaches this many turns ends as a stalemate", minimum=1
+        ),
     }
     # the view fields every family sends (referee/rules/describe.py); `view_head` writes the first four
     VIEW: dict[str, Field | None] = {
