@@ -304,7 +304,6 @@ def parse_entrant_flags(pairs: list[str]) -> dict[str, str] | None:
 # options' own checks say more of their values
 TYPES: dict[str, tuple[type, ...]] = {
     "variant": (str,),
-    "seats": (int, type(None)),
     "deal_sets": (int,),
     "concurrency": (int,),
     "seed": (int,),
@@ -313,15 +312,10 @@ TYPES: dict[str, tuple[type, ...]] = {
     "schedule": (str,),
     "candidate": (str, type(None)),
     "retries": (int,),
-    "sign_key": (str, type(None)),
     "no_network": (bool,),
-    "sandbox": (str, type(None)),
     "partnerships": (str, type(None)),
     "executor": (str,),
-    "scheduler": (str, type(None)),
-    **{key: (str, type(None)) for key in TLS_KEYS},
-    "insecure_scheduler": (bool,),
-}
+}  # sign_key, sandbox, seats, scheduler and its TLS settings have checks of their own, which say more
 _WORDS = {int: "a whole number", str: "a string", bool: "true or false"}
 MAX_DEAL_SETS = 100_000  # a schedule is built whole in memory: 10^11 deal sets would never finish building
 
