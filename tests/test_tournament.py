@@ -525,3 +525,33 @@ def test_a_contract_tournament_with_claims_resumes_after_sigkill(tmp_path, varia
     proc = start_tournament(str(config), "--db", str(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kill_and_resume(proc, [str(config)], cut, 3)
     assert untimed(report(cut)) == untimed(report(whole))
+
+
+def test_after_a_resume_the_progress_line_names_the_whole_tournaments_leader(tmp_path, capsys):
+    # issue 30, item 13: the leader was counted over the games of this run alone
+    from tournaments.run import _play_all
+    from tournaments.store import Store
+
+    bot = "python -m sample_bots.random"
+    cfg = load(None, {"entrants": {"a": bot, "b": bot}, "variant": "gin", "deal_sets": 2, "seed": 3})
+    specs = game_specs(cfg)
+    store = Store(str(tmp_path / "r.db"))
+    store.bind(cfg.fingerprint())
+
+    def won_by(spec, winner: str) -> GameResult:
+        seats = [
+            SeatResult(e, i, 0.0 if e == winner else 50.0, 1 if e == winner else 2) for i, e in enumerate(spec.entrants)
+        ]
+        return GameResult(spec.key, spec.table, spec.deal_set, spec.rotation, spec.seed, 1, seats)
+
+    for spec in specs[:3]:  # an earlier run: a won all three
+        store.add(won_by(spec, "a"))
+
+    class OneWinForB:
+        def run(self, todo, on_result, on_failure):
+            on_result(won_by(todo[0], "b"))
+
+    _play_all(cfg, store, specs, live=False, executor=OneWinForB())
+    store.close()
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert "leader a (3 pts)" in line, line

@@ -177,11 +177,15 @@ class Progress:
         self.failed = 0
         self.t0 = time.monotonic()
 
-    def update(self, result: GameResult) -> None:
-        """Count a finished game and show where the tournament stands."""
+    def count(self, result: GameResult) -> None:
+        """Count a game's match points toward the leader (a game stored by an earlier run too)."""
         teams = self.teams[part_of(result.key)]
         for name, points in game_points(result, teams).items():  # an entrant in two seats counts once
             self.points[name] = self.points.get(name, 0) + points
+
+    def update(self, result: GameResult) -> None:
+        """Count a finished game and show where the tournament stands."""
+        self.count(result)
         faults = ", ".join(f"{s.entrant}: {s.fault}" for s in result.seats if s.fault)
         self._show(f"{result.key} done" + (f" | fault {faults}" if faults else ""))
 
@@ -247,6 +251,8 @@ def _play_all(cfg: Config, store: Store, specs: list[GameSpec], live: bool | Non
     _drop_partial_records(todo)
     live = sys.stderr.isatty() if live is None else live
     progress = Progress(len(specs), len(specs) - len(todo), live, cfg.part_teams())
+    for result in store.results() if finished else []:  # the leader is the whole tournament's, resumed or not
+        progress.count(result)
     if finished or retried:
         again = f"; {retried} failed game(s) are played again" if retried else ""
         sys.stderr.write(f"resuming: {len(finished)} of {len(specs)} games already stored{again}\n")
