@@ -23,7 +23,7 @@ from protocol import messages as m
 from referee.match import Match, Pending, Seat, split_command
 from referee.process.reaper import guard
 from referee.process.runner import BotGroup, BotProcess, Limits, session_procs
-from referee.process.sandbox import SANDBOX_VAR, Box, sandbox_mode
+from referee.process.sandbox import BWRAP, NONE, SANDBOX_VAR, Box, sandbox_mode
 from referee.process.spawn import PIDNS, SUBREAPER, proc_stat
 from referee.rules.engine import Game
 from referee.rules.errors import IllegalAction
@@ -369,7 +369,7 @@ def check_variant(command: str, slug: str, seed: int, limits: Limits, box: Box |
     findings = dict(match.findings)
     if handshake_ok:
         for kind, position in positions(cls, seed, set(kinds)).items():
-            kinds[kind], found = check_position(command, position, kind, limits, box or Box())
+            kinds[kind], found = check_position(command, position, kind, limits, box)
             findings = found | findings  # the first sighting of each finding
     report["kinds"] = list(kinds.values())
     report["hygiene"] = [{"finding": f, "detail": findings[f]} for f in HYGIENE if f in findings]
@@ -401,7 +401,7 @@ def check(
     with guard():
         reports = [check_variant(command, slug, seed, limits, box) for slug in slugs]
     passed = all(r["passed"] for r in reports)
-    sandboxed = {"mode": "bwrap" if mode == "bwrap" else "none", "network": box.network}
+    sandboxed = {"mode": BWRAP if mode == BWRAP else NONE, "network": box.network}
     return {"bot": command, "passed": passed, "sandbox": sandboxed, "variants": reports}
 
 

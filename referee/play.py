@@ -19,8 +19,7 @@ from protocol.messages import PROTOCOL_VERSION
 from referee.match import Match
 from referee.process import sandbox as sandboxes
 from referee.process.runner import CLOCKS, Limits
-from referee.process.sandbox import SANDBOX_VAR, Box, sandbox_mode
-from referee.process.spawn import PIDNS, SUBREAPER, containment_works
+from referee.process.sandbox import NONE, SANDBOX_VAR, Box, sandbox_mode
 from referee.records import RecordError, RecordWriter, load_key
 from referee.rules.errors import ConfigError
 from referee.rules.variants import find_variant
@@ -214,7 +213,7 @@ def new_match(
         if command == HUMAN:  # no clock to speak of, and an illegal play is asked again, never forfeited
             seat.command, seat.bank, seat.retries = HUMAN, HUMAN_BANK, HUMAN_RETRIES
             # romis's own program at the organiser's terminal, which it must open: contained, not sandboxed
-            match.boxes[i] = Box(sandbox=PIDNS if containment_works("--pid") else SUBREAPER)
+            match.boxes[i] = Box(sandbox=sandbox_mode(NONE))
     if sign_key is not None and not record:
         raise ConfigError("--sign-key signs the game record: give --record FILE too")
     key = load_key(sign_key) if sign_key is not None else None

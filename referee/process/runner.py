@@ -8,9 +8,10 @@ nursery is cancelled, so a forgotten `aclose()` cannot leave a process behind.
 Reach of the kill: the bot runs as the leader of its own session, so `killpg` reaches every
 descendant that stays in its process group, and a sweep over /proc then reaches those that
 moved to another group of the same session. A descendant that calls setsid() itself (a
-daemon) escapes both, so the sandbox (referee.process.spawn) catches it: a PID namespace per bot,
-which dies with the bot, or, where namespaces are refused, this process as child subreaper,
-which adopts such orphans and kills them when a bot closes.
+daemon) escapes both, so the sandbox catches it: bubblewrap makes the bot the init of its own PID
+namespace (referee.process.sandbox), which dies with the bot; under `--sandbox none`, a PID namespace
+per bot as well (referee.process.spawn), or, where namespaces are refused, this process as child
+subreaper, which adopts such orphans and kills them when a bot closes.
 PR_SET_PDEATHSIG is not set by the runner: trio spawns from a worker thread, and the signal
 fires when that thread exits, not when the referee does. `romis play` and the tournament
 workers run under referee.process.reaper's watchdog, which covers a SIGKILLed referee.

@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -291,7 +292,7 @@ def bot_folder(argv: list[str], cwd: str) -> Path | None:
     return None
 
 
-def _is(path: Path, kind) -> bool:
+def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
     """`kind(path)` (is_file, is_dir), False for a word that cannot be a path at all (too long, a NUL in it)."""
     try:
         return kind(path)
